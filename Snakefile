@@ -1,0 +1,29 @@
+# anachron: temporal leakage in LLM backtests, reproducibly.
+#   snakemake --cores 2                 run the default config (config/config.yaml)
+#   snakemake -n                        show what would run
+#   snakemake --configfile config/paper.yaml --cores 8   the papers' grid
+# See README.md and DESIGN.md; every config key is documented in
+# workflow/schemas/config.schema.yaml.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/datasets.smk"
+include: "rules/inference.smk"
+include: "rules/scoring.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    input:
+        "results/datasets/report.md",
+        "results/results.duckdb",
+        "results/tables/main.md",
+        "results/tables/main.tex",
+    default_target: True

@@ -1,0 +1,72 @@
+# Raw data (live fetch or snapshot import, each with a manifest) and the
+# point-in-time instance tables built from it.
+
+
+rule fetch_sp500:
+    output:
+        membership="data/raw/sp500/membership.parquet",
+        changes="data/raw/sp500/changes.parquet",
+        sectors="data/raw/sp500/sectors.parquet",
+        manifest="data/raw/sp500/manifest.json",
+    params:
+        snapshot_dir=SNAPSHOT_DIR,
+        windows=config["tasks"]["stock"]["windows"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fetch_sp500.log",
+    script:
+        "../workflow/scripts/fetch_sp500.py"
+
+
+rule fetch_yahoo:
+    input:
+        membership="data/raw/sp500/membership.parquet",
+    output:
+        prices="data/raw/yahoo/prices.parquet",
+        manifest="data/raw/yahoo/manifest.json",
+    params:
+        snapshot_dir=SNAPSHOT_DIR,
+        windows=config["tasks"]["stock"]["windows"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fetch_yahoo.log",
+    benchmark:
+        "benchmarks/out/fetch_yahoo.tsv"
+    script:
+        "../workflow/scripts/fetch_yahoo.py"
+
+
+rule build_dataset:
+    input:
+        unpack(dataset_inputs),
+    output:
+        instances="results/datasets/{task}.parquet",
+        exclusions="results/datasets/{task}.exclusions.parquet",
+        manifest="results/datasets/{task}.manifest.json",
+    params:
+        task_config=lambda wildcards: config["tasks"][wildcards.task],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/build_dataset/{task}.log",
+    script:
+        "../workflow/scripts/build_dataset.py"
+
+
+rule verify_dataset:
+    input:
+        datasets=expand("results/datasets/{task}.parquet", task=TASKS),
+        manifests=expand("results/datasets/{task}.manifest.json", task=TASKS),
+    output:
+        report="results/datasets/report.md",
+    params:
+        models={name: config["models"][name] for name in MODELS},
+        splits=config["run"]["splits"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/verify_dataset.log",
+    script:
+        "../workflow/scripts/verify_dataset.py"

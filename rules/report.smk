@@ -1,0 +1,15 @@
+# Tables rendered from the results database.
+
+
+rule render_tables:
+    input:
+        db="results/results.duckdb",
+    output:
+        md="results/tables/main.md",
+        tex="results/tables/main.tex",
+    conda:
+        "../environment.yml"
+    log:
+        "logs/render_tables.log",
+    script:
+        "../workflow/scripts/render_tables.py"

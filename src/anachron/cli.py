@@ -1,0 +1,128 @@
+"""The ``anachron`` command: inspect and query a workflow's results.
+
+The workflow itself runs through Snakemake (``snakemake --cores N``); this
+command reads what it produced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from anachron import __version__
+
+DEFAULT_DB = "results/results.duckdb"
+
+EPILOG = """\
+examples:
+  anachron show                                   # the main table (OLR / Perf / Cov / parse rate)
+  anachron query "SELECT * FROM metrics WHERE metric = 'olr'"
+  anachron query "SELECT verdict, layer, count(*) FROM claims GROUP BY ALL" --format csv
+  anachron tables                                 # tables and row counts
+
+tables: instances, runs, llm_calls, completions, claims, instance_scores, metrics;
+view: main_table. The workflow: `snakemake --cores 2` builds results/results.duckdb.
+"""
+
+
+def _print_frame(df, fmt: str) -> None:
+    if fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+    elif fmt == "json":
+        sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=2) + "\n")
+    else:
+        sys.stdout.write((df.to_markdown(index=False) if len(df) else "(no rows)") + "\n")
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    import duckdb
+
+    from anachron.store import connect_readonly
+
+    con = connect_readonly(args.db)
+    try:
+        df = con.execute(args.sql).df()
+    except duckdb.Error as exc:
+        print(f"anachron query: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        con.close()
+    _print_frame(df, args.format)
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from anachron.report.tables import format_main, main_table
+    from anachron.store import connect_readonly
+
+    con = connect_readonly(args.db)
+    try:
+        df = format_main(main_table(con))
+    finally:
+        con.close()
+    _print_frame(df, args.format)
+    return 0
+
+
+def _cmd_tables(args: argparse.Namespace) -> int:
+    from anachron.store import connect_readonly
+
+    con = connect_readonly(args.db)
+    try:
+        names = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
+        import pandas as pd
+
+        rows = [{"table": n, "rows": con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0]} for n in names]
+    finally:
+        con.close()
+    _print_frame(pd.DataFrame(rows), args.format)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``anachron`` command."""
+    parser = argparse.ArgumentParser(
+        prog="anachron",
+        description="Inspect the results of an anachron run (temporal leakage in LLM backtests).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"anachron {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--db", default=DEFAULT_DB, help=f"results database (default: {DEFAULT_DB})")
+        p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+
+    q = sub.add_parser("query", help="run a read-only SQL query against results.duckdb")
+    q.add_argument("sql", help="SQL text; the database is opened read-only")
+    common(q)
+    q.set_defaults(func=_cmd_query)
+
+    s = sub.add_parser("show", help="print the main table (OLR / Perf / Cov / parse rate)")
+    common(s)
+    s.set_defaults(func=_cmd_show)
+
+    t = sub.add_parser("tables", help="list the tables and their row counts")
+    common(t)
+    t.set_defaults(func=_cmd_tables)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args))
+    except FileNotFoundError as exc:
+        print(f"anachron: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

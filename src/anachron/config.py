@@ -1,0 +1,135 @@
+"""Configuration: schema validation with defaults, cross-checks, and model specs.
+
+The JSON Schema lives in ``workflow/schemas/config.schema.yaml``; it is the one
+place that lists every key, its type, default and meaning. :func:`validate_config`
+fills in the defaults and raises :class:`~anachron.errors.ConfigError` naming the
+offending key. :func:`check_ready` runs the checks that must pass before any job
+starts (model endpoints and keys, local model files).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from anachron.errors import ConfigError
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
+
+
+def load_schema(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Load the config JSON Schema (YAML)."""
+    return yaml.safe_load(Path(path or SCHEMA_PATH).read_text())
+
+
+def _with_defaults(validator_cls: type) -> type:
+    validate_props = validator_cls.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):  # noqa: ANN001
+        if isinstance(instance, dict):
+            for prop, sub in properties.items():
+                if "default" in sub and prop not in instance:
+                    instance[prop] = copy.deepcopy(sub["default"])
+        yield from validate_props(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_cls, {"properties": set_defaults})
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    parts = [str(p) for p in error.absolute_path]
+    return ".".join(parts) if parts else "(top level)"
+
+
+def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Validate ``config`` in place against the schema, filling defaults; return it.
+
+    Raises:
+        ConfigError: naming the key (dotted path) and what is wrong, for an unknown key,
+            a wrong type, a bad value, or a failed cross-check (a model in ``run.models``
+            that ``models`` does not define, a window whose end is not after its start).
+    """
+    schema = load_schema(schema_path)
+    validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (len(list(e.absolute_path)), str(e.absolute_path)))
+    if errors:
+        e = errors[0]
+        if e.validator == "additionalProperties":
+            allowed = sorted(e.schema.get("properties", {}))
+            msg = f"{e.message}; allowed keys here: {allowed}" if allowed else e.message
+        else:
+            msg = e.message
+        raise ConfigError(f"config key {_key_path(e)}: {msg}")
+    env_snapshot = os.environ.get(SNAPSHOT_ENV)
+    if env_snapshot:
+        config["snapshot_dir"] = env_snapshot
+    for m in config["run"]["models"]:
+        if m not in config["models"]:
+            raise ConfigError(f"config key run.models: model {m!r} is not defined under `models` (have {sorted(config['models'])})")
+    for t in config["run"]["sample"]:
+        if t not in config["run"]["tasks"] and t not in config["tasks"]:
+            raise ConfigError(f"config key run.sample.{t}: unknown task {t!r}")
+    for i, w in enumerate(config["tasks"]["stock"]["windows"]):
+        try:
+            start, end = dt.date.fromisoformat(w["start"]), dt.date.fromisoformat(w["end"])
+        except ValueError as exc:
+            raise ConfigError(f"config key tasks.stock.windows.{i}: {exc}") from None
+        if end <= start:
+            raise ConfigError(f"config key tasks.stock.windows.{i}: end {w['end']} is not after start {w['start']}")
+    names = [w["name"] for w in config["tasks"]["stock"]["windows"]]
+    if len(set(names)) != len(names):
+        raise ConfigError("config key tasks.stock.windows: window names must be unique")
+    return config
+
+
+def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read a YAML config file, apply top-level ``overrides`` and validate it."""
+    config = yaml.safe_load(Path(path).read_text()) or {}
+    config.update(overrides or {})
+    return validate_config(config)
+
+
+def model_spec(config: dict[str, Any], name: str):
+    """The :class:`~anachron.llm.types.ModelSpec` of model ``name`` in a validated config."""
+    from anachron.llm.types import ModelSpec
+
+    m = config["models"][name]
+    return ModelSpec(name=name, **m)
+
+
+def check_ready(config: dict[str, Any]) -> None:
+    """Fail before any job starts if a configured model cannot be reached or loaded.
+
+    Raises:
+        ConfigError: one message per problem found (missing environment variable for an
+            endpoint's key or URL, missing local model file); secrets are never printed.
+    """
+    from anachron.llm.providers import check_provider_ready
+
+    problems = []
+    for name in config["run"]["models"]:
+        try:
+            check_provider_ready(model_spec(config, name))
+        except ConfigError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def stable_hash(obj: Any) -> str:
+    """Short SHA-256 of ``obj`` as canonical JSON (for config hashes in ``runs``)."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def snapshot_dir(config: dict[str, Any]) -> Path | None:
+    """The configured snapshot directory as a resolved path, or None for live fetching."""
+    s = config.get("snapshot_dir")
+    return Path(s).expanduser().resolve() if s else None

@@ -1,0 +1,186 @@
+"""Content-addressed cache of LLM completions.
+
+A call's key is the SHA-256 of the canonical JSON of exactly: provider, model id,
+messages, decoding parameters, response schema and sample index. Anything else
+(retry and timeout settings, concurrency, the endpoint URL, the API key, the
+request's ``tag``) is left out, so re-running with other operational settings
+hits the same entries, and dict key order never changes a key.
+
+Entries are one JSON file per key at ``<root>/<key[:2]>/<key>.json``, written
+atomically (temp file + rename), so concurrent processes may share a cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from anachron.io import write_json
+
+log = logging.getLogger(__name__)
+
+#: Parameters that change what the model generates: part of the cache key and sent to the model.
+FLOAT_PARAMS = frozenset(
+    {"temperature", "top_p", "min_p", "typical_p", "repeat_penalty", "presence_penalty", "frequency_penalty"}
+)
+INT_PARAMS = frozenset({"max_tokens", "seed", "top_k"})
+DECODING_PARAMS = FLOAT_PARAMS | INT_PARAMS | frozenset({"stop"})
+
+#: Operational settings that may appear next to decoding parameters but never change the output.
+OPERATIONAL_PARAMS = frozenset(
+    {
+        "max_retries",
+        "retries",
+        "timeout",
+        "timeout_s",
+        "request_timeout",
+        "concurrency",
+        "retry_base_delay_s",
+        "retry_max_delay_s",
+        "n_threads",
+        "n_ctx",
+    }
+)
+
+_KEY_RE = re.compile(r"^[0-9a-f]{64}$")
+
+#: Record fields that would carry secrets or endpoint details; ``LLMCache.put`` refuses them.
+_FORBIDDEN_FIELDS = frozenset({"api_key", "authorization", "base_url", "headers", "token"})
+
+
+def decoding_params(params: dict[str, Any] | None) -> dict[str, Any]:
+    """Return the decoding parameters of ``params`` in canonical form.
+
+    Keeps the keys in :data:`DECODING_PARAMS` (``None`` values dropped), coerces
+    floats/ints (so ``temperature=0`` and ``0.0`` are the same) and turns a string
+    ``stop`` into a one-element list. Keys in :data:`OPERATIONAL_PARAMS` are dropped.
+
+    Raises:
+        ValueError: for any other key, so that an unknown parameter is neither silently
+            sent to the model nor silently left out of the cache key.
+    """
+    out: dict[str, Any] = {}
+    for k, v in (params or {}).items():
+        if k in OPERATIONAL_PARAMS:
+            continue
+        if k not in DECODING_PARAMS:
+            raise ValueError(
+                f"unknown decoding parameter {k!r}; known: {', '.join(sorted(DECODING_PARAMS))}"
+            )
+        if v is None:
+            continue
+        if k in FLOAT_PARAMS:
+            out[k] = float(v)
+        elif k in INT_PARAMS:
+            if isinstance(v, bool) or int(v) != v:
+                raise ValueError(f"decoding parameter {k!r} must be an integer, got {v!r}")
+            out[k] = int(v)
+        else:  # stop
+            stops = [v] if isinstance(v, str) else list(v)
+            if stops:
+                out[k] = [str(s) for s in stops]
+    return out
+
+
+def canonical_json(obj: Any) -> str:
+    """Serialize ``obj`` as canonical JSON: sorted keys, no whitespace, UTF-8 characters kept."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def cache_key(
+    provider: str,
+    model: str,
+    messages: list[dict[str, Any]],
+    params: dict[str, Any] | None,
+    response_schema: dict[str, Any] | None,
+    sample_index: int = 0,
+) -> str:
+    """Content address of one chat completion: 64 lowercase hex characters (SHA-256).
+
+    Args:
+        provider: ``"local"`` or ``"openai"``.
+        model: the model id without the provider prefix.
+        messages: chat messages; key order inside each message does not matter.
+        params: decoding parameters; filtered and normalized by :func:`decoding_params`,
+            so operational settings (retries, timeout, concurrency) never change the key.
+        response_schema: JSON Schema dict or ``None``; key order does not matter.
+        sample_index: index of the independent sample (0, 1, ...).
+
+    Raises:
+        ValueError: on an unknown parameter (see :func:`decoding_params`) or a non-JSON value.
+    """
+    payload = {
+        "v": 1,
+        "provider": provider,
+        "model": model,
+        "messages": messages,
+        "params": decoding_params(params),
+        "response_schema": response_schema,
+        "sample_index": int(sample_index),
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+class LLMCache:
+    """Directory of cached completions, one JSON file per cache key.
+
+    Layout: ``<root_dir>/<key[:2]>/<key>.json``. Safe to share between processes:
+    every write is atomic (temp file in the same directory, then ``os.replace``), so a
+    reader sees either no entry or a complete one; two writers of one key both write a
+    complete record of the same request and the last rename wins.
+    """
+
+    def __init__(self, root_dir: str | Path) -> None:
+        """Use (and create lazily) the cache directory ``root_dir``."""
+        self.root = Path(root_dir)
+
+    def path_for(self, key: str) -> Path:
+        """File path of ``key``. Raises ``ValueError`` if ``key`` is not a 64-hex SHA-256."""
+        if not _KEY_RE.match(key):
+            raise ValueError(f"not a cache key: {key!r}")
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The record stored under ``key``, or ``None`` when absent.
+
+        An unreadable or corrupt entry is logged and treated as absent (it will be rewritten).
+        """
+        path = self.path_for(key)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except FileNotFoundError:
+            return None
+        except (OSError, json.JSONDecodeError) as exc:
+            log.warning("ignoring unreadable cache entry %s: %s", path, exc)
+            return None
+        if not isinstance(record, dict):
+            log.warning("ignoring malformed cache entry %s", path)
+            return None
+        return record
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        """Store ``record`` (a JSON-serializable dict) under ``key``, atomically.
+
+        Raises:
+            ValueError: if ``key`` is malformed or ``record`` has a field that could hold a
+                secret or endpoint detail (``api_key``, ``authorization``, ``base_url``,
+                ``headers``, ``token``).
+        """
+        bad = _FORBIDDEN_FIELDS.intersection(record)
+        if bad:
+            raise ValueError(f"refusing to cache fields that may hold secrets: {sorted(bad)}")
+        write_json(self.path_for(key), record)
+
+    def __contains__(self, key: str) -> bool:
+        return self.path_for(key).exists()
+
+    def __len__(self) -> int:
+        """Number of entries (walks the directory)."""
+        if not self.root.exists():
+            return 0
+        return sum(1 for _ in self.root.glob("??/*.json"))

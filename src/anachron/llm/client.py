@@ -1,0 +1,284 @@
+"""The cached, concurrent, logged entry point for every LLM call.
+
+``LLMClient.complete`` looks the request up in the :class:`~anachron.llm.cache.LLMCache`,
+calls the provider on a miss, stores successful results and appends one record per
+call to a :class:`CallLog`. ``complete_many`` runs a batch concurrently (bounded by
+``ModelSpec.concurrency``), keeps the input order and shows a tqdm bar on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import datetime as dt
+import sys
+import threading
+import time
+import uuid
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+from tqdm import tqdm
+
+from anachron.errors import AnachronError
+from anachron.llm.cache import LLMCache, cache_key
+from anachron.llm.providers import Provider, _error_text, effective_params, make_provider
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+
+#: Columns of :meth:`CallLog.to_frame`, in order; tag fields follow as extra columns.
+CALL_LOG_COLUMNS = [
+    "call_id",
+    "cache_key",
+    "model_name",
+    "model",
+    "provider",
+    "sample_index",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "cache_hit",
+    "error",
+    "finish_reason",
+    "started_at",
+]
+
+
+def _now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class CallLog:
+    """Thread-safe collector of one record per LLM call (hits included).
+
+    Record fields: see :data:`CALL_LOG_COLUMNS` (``latency_s`` in seconds, ``started_at``
+    ISO-8601 UTC) plus every key of the request's ``tag`` (``instance_id``, ``step``, ...)
+    as its own field; a tag key that clashes with a core field is stored as ``tag_<key>``.
+    """
+
+    def __init__(self) -> None:
+        """Start an empty log."""
+        self._records: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def record(self, spec: ModelSpec, request: ChatRequest, result: ChatResult, started_at: str) -> dict[str, Any]:
+        """Append (and return) the record of one call of ``spec`` for ``request`` with ``result``."""
+        rec: dict[str, Any] = {
+            "call_id": uuid.uuid4().hex,
+            "cache_key": result.cache_key,
+            "model_name": spec.name,
+            "model": spec.model,
+            "provider": spec.provider,
+            "sample_index": request.sample_index,
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "latency_s": result.latency_s,
+            "cache_hit": result.cache_hit,
+            "error": result.error,
+            "finish_reason": result.finish_reason,
+            "started_at": started_at,
+        }
+        for k, v in request.tag.items():
+            rec[f"tag_{k}" if k in rec else k] = v
+        with self._lock:
+            self._records.append(rec)
+        return rec
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """A copy of the records so far, in the order the calls finished."""
+        with self._lock:
+            return list(self._records)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    def to_frame(self) -> pd.DataFrame:
+        """All records as a DataFrame: one row per call, columns :data:`CALL_LOG_COLUMNS` then tag fields.
+
+        An empty log gives an empty frame with the core columns.
+        """
+        records = self.records
+        if not records:
+            return pd.DataFrame(columns=CALL_LOG_COLUMNS)
+        df = pd.DataFrame.from_records(records)
+        extra = [c for c in df.columns if c not in CALL_LOG_COLUMNS]
+        return df[CALL_LOG_COLUMNS + extra]
+
+
+def _run_sync(coro_factory: Any) -> Any:
+    """``asyncio.run(coro_factory())``, or in a helper thread when a loop already runs here."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro_factory())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coro_factory())).result()
+
+
+class LLMClient:
+    """Cached, logged, concurrency-bounded calls to one configured model.
+
+    Args:
+        spec: the model.
+        cache: where results live; ``None`` disables caching (every call hits the provider).
+        call_log: receives one record per call.
+        provider: backend to use; default :func:`~anachron.llm.providers.make_provider` ``(spec)``.
+
+    Only successful results (``error is None``) are cached. A cache hit returns the
+    stored text, token counts and finish reason with ``cache_hit=True`` and the lookup
+    time as ``latency_s``. Identical requests in flight at the same time share one
+    provider call (the followers are logged as hits).
+
+    Raises ``ConfigError`` (from the provider) when the model cannot run here.
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        cache: LLMCache | None,
+        call_log: CallLog,
+        *,
+        provider: Provider | None = None,
+    ) -> None:
+        self.spec = spec
+        self.cache = cache
+        self.call_log = call_log
+        self.provider = provider if provider is not None else make_provider(spec)
+        self._loop_state: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore, dict[str, asyncio.Future]]] = {}
+        self._state_lock = threading.Lock()
+
+    def key_for(self, request: ChatRequest) -> str:
+        """The cache key of ``request`` for this model (spec params merged with request params).
+
+        Raises ``ValueError`` on an unknown decoding parameter.
+        """
+        return cache_key(
+            self.spec.provider,
+            self.spec.model_id,
+            request.messages,
+            effective_params(self.spec, request),
+            request.response_schema,
+            request.sample_index,
+        )
+
+    def _state(self) -> tuple[asyncio.Semaphore, dict[str, asyncio.Future]]:
+        loop = asyncio.get_running_loop()
+        with self._state_lock:
+            entry = self._loop_state.get(id(loop))
+            if entry is None or entry[0] is not loop:
+                self._loop_state = {k: v for k, v in self._loop_state.items() if not v[0].is_closed()}
+                entry = (loop, asyncio.Semaphore(self.spec.concurrency), {})
+                self._loop_state[id(loop)] = entry
+            return entry[1], entry[2]
+
+    def _hit(self, record: dict[str, Any], key: str, t0: float) -> ChatResult:
+        return ChatResult(
+            text=record.get("text", ""),
+            prompt_tokens=int(record.get("prompt_tokens") or 0),
+            completion_tokens=int(record.get("completion_tokens") or 0),
+            latency_s=time.perf_counter() - t0,
+            cache_hit=True,
+            finish_reason=record.get("finish_reason"),
+            error=None,
+            cache_key=key,
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResult:
+        """Run one request: cache lookup, else provider call (bounded by ``spec.concurrency``), then store.
+
+        Returns a :class:`ChatResult` with ``cache_key`` set; failures come back as
+        ``error`` (never raised), except ``ConfigError`` and ``ValueError`` for an unknown
+        decoding parameter.
+        """
+        started_at = _now_iso()
+        t0 = time.perf_counter()
+        key = self.key_for(request)
+        sem, inflight = self._state()
+
+        record = self.cache.get(key) if self.cache is not None else None
+        if record is not None:
+            result = self._hit(record, key, t0)
+            self.call_log.record(self.spec, request, result, started_at)
+            return result
+
+        leader = inflight.get(key)
+        if leader is not None:  # an identical request is running: share its result
+            shared: ChatResult = await asyncio.shield(leader)
+            result = shared.model_copy(update={"cache_hit": True, "latency_s": time.perf_counter() - t0})
+            self.call_log.record(self.spec, request, result, started_at)
+            return result
+
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        inflight[key] = fut
+        try:
+            params = effective_params(self.spec, request)
+            call = request.model_copy(update={"params": params})
+            async with sem:
+                try:
+                    result = await self.provider.complete(call)
+                except AnachronError:
+                    raise
+                except Exception as exc:  # a provider bug must not kill a long run
+                    result = ChatResult(error=_error_text(exc), latency_s=time.perf_counter() - t0)
+            result = result.model_copy(update={"cache_key": key, "cache_hit": False})
+            if result.error is None and self.cache is not None:
+                self.cache.put(
+                    key,
+                    {
+                        "cache_key": key,
+                        "provider": self.spec.provider,
+                        "model": self.spec.model_id,
+                        "text": result.text,
+                        "prompt_tokens": result.prompt_tokens,
+                        "completion_tokens": result.completion_tokens,
+                        "finish_reason": result.finish_reason,
+                        "latency_s": result.latency_s,
+                        "created_at": started_at,
+                        "request": {
+                            "messages": request.messages,
+                            "params": params,
+                            "response_schema": request.response_schema,
+                            "sample_index": request.sample_index,
+                        },
+                    },
+                )
+            fut.set_result(result)
+        except BaseException as exc:
+            if not fut.done():
+                fut.set_exception(exc)
+                fut.exception()  # mark retrieved: followers re-raise it themselves
+            raise
+        finally:
+            inflight.pop(key, None)
+        self.call_log.record(self.spec, request, result, started_at)
+        return result
+
+    async def complete_many_async(
+        self, requests: Sequence[ChatRequest], *, desc: str | None = None, progress: bool = True
+    ) -> list[ChatResult]:
+        """Async form of :meth:`complete_many` (for callers already inside an event loop)."""
+        bar = tqdm(total=len(requests), desc=desc or self.spec.name, file=sys.stderr, disable=not progress,
+                   mininterval=1.0, unit="call")
+
+        async def one(req: ChatRequest) -> ChatResult:
+            res = await self.complete(req)
+            bar.update(1)
+            return res
+
+        try:
+            return list(await asyncio.gather(*(one(r) for r in requests)))
+        finally:
+            bar.close()
+
+    def complete_many(
+        self, requests: Iterable[ChatRequest], *, desc: str | None = None, progress: bool = True
+    ) -> list[ChatResult]:
+        """Run ``requests`` concurrently (at most ``spec.concurrency`` provider calls at once).
+
+        Returns one :class:`ChatResult` per request, in input order. Shows a tqdm bar on
+        stderr (label ``desc``, default the model name) unless ``progress`` is False.
+        Synchronous: runs its own event loop (in a helper thread if one is already running).
+        """
+        reqs = list(requests)
+        return _run_sync(lambda: self.complete_many_async(reqs, desc=desc, progress=progress))

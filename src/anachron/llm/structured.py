@@ -1,0 +1,212 @@
+"""The shared JSON output schema and its tolerant parser.
+
+Every method asks the model for one JSON object (DESIGN §4)::
+
+    {"evidence": [{"id": int, "fact": str, "source_date": "YYYY-MM-DD"}],
+     "reasoning": str,
+     "prediction": <task-specific>}
+
+:func:`parse_output` never raises on model text. It tries, in order, the whole
+text as JSON, the first fenced code block, and the outermost ``{...}`` span;
+the first candidate that decodes is validated with pydantic. The result carries
+a ``parse_status`` so that parse failures are counted (parse rate) instead of
+crashing a run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+#: Parse statuses, best first. ``ok*`` statuses have usable evidence.
+PARSE_OK = "ok"
+PARSE_OK_FENCED = "ok_fenced"
+PARSE_OK_BRACES = "ok_braces"
+PARSE_BAD_PREDICTION = "invalid_prediction"
+PARSE_SCHEMA_ERROR = "schema_error"
+PARSE_NOT_JSON = "not_json"
+PARSE_EMPTY = "empty"
+#: Statuses whose evidence and reasoning are scored (OLR, Cov).
+EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION})
+#: Statuses whose prediction is scored (Perf).
+PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+class EvidenceItem(BaseModel):
+    """One evidence item as the model wrote it (declared date unverified)."""
+
+    model_config = ConfigDict(extra="ignore")
+    id: int | None = None
+    fact: str
+    source_date: str | None = None
+
+    @field_validator("fact")
+    @classmethod
+    def _strip(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("empty fact")
+        return v
+
+    @field_validator("source_date", mode="before")
+    @classmethod
+    def _date_to_str(cls, v: Any) -> str | None:
+        if v is None:
+            return None
+        return str(v).strip() or None
+
+
+class ModelOutput(BaseModel):
+    """The validated shape of a completion, before the task checks ``prediction``."""
+
+    model_config = ConfigDict(extra="ignore")
+    evidence: list[EvidenceItem] = Field(default_factory=list)
+    reasoning: str = ""
+    prediction: Any = None
+
+
+@dataclass
+class ParsedOutput:
+    """Result of :func:`parse_output`.
+
+    Attributes:
+        status: one of the ``PARSE_*`` constants.
+        evidence: deduplicated evidence items (lower-cased fact text), in model order,
+            renumbered only where the model gave no id.
+        reasoning: the reasoning text ("" when unavailable).
+        prediction: the task-validated prediction, or None.
+        error: a short reason when status is not ``ok*``.
+    """
+
+    status: str
+    evidence: list[EvidenceItem] = field(default_factory=list)
+    reasoning: str = ""
+    prediction: Any = None
+    error: str | None = None
+
+    @property
+    def evidence_usable(self) -> bool:
+        return self.status in EVIDENCE_USABLE
+
+    @property
+    def prediction_usable(self) -> bool:
+        return self.status in PREDICTION_USABLE
+
+
+def _candidates(text: str) -> list[tuple[str, str]]:
+    out = [(PARSE_OK, text.strip())]
+    m = _FENCE.search(text)
+    if m:
+        out.append((PARSE_OK_FENCED, m.group(1).strip()))
+    first, last = text.find("{"), text.rfind("}")
+    if first != -1 and last > first:
+        out.append((PARSE_OK_BRACES, text[first : last + 1]))
+    return out
+
+
+def dedup_evidence(items: list[EvidenceItem]) -> list[EvidenceItem]:
+    """Drop evidence items whose lower-cased, whitespace-normalised fact repeats (DESIGN §4)."""
+    seen: set[str] = set()
+    out: list[EvidenceItem] = []
+    for i, item in enumerate(items, start=1):
+        norm = " ".join(item.fact.lower().split())
+        if norm in seen:
+            continue
+        seen.add(norm)
+        if item.id is None:
+            item = item.model_copy(update={"id": i})
+        out.append(item)
+    return out
+
+
+def parse_output(
+    text: str | None,
+    validate_prediction: Callable[[Any], Any] | None = None,
+    aliases: tuple[str, ...] = (),
+) -> ParsedOutput:
+    """Parse a model's answer into evidence, reasoning and prediction; never raises.
+
+    Args:
+        text: the raw completion text (None or blank gives status ``empty``).
+        validate_prediction: task hook; returns the cleaned prediction or raises
+            ``ValueError`` (status becomes ``invalid_prediction``, evidence kept).
+        aliases: other top-level keys accepted for ``prediction`` (e.g. ``ranking``,
+            the field name in the TEMPO paper's stock prompt, App. I.1).
+
+    Returns:
+        A :class:`ParsedOutput`.
+    """
+    if text is None or not text.strip():
+        return ParsedOutput(status=PARSE_EMPTY, error="empty completion")
+    decoded: Any = None
+    status = PARSE_NOT_JSON
+    for cand_status, cand in _candidates(text):
+        try:
+            decoded = json.loads(cand)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        if isinstance(decoded, dict):
+            status = cand_status
+            break
+        decoded = None
+    if decoded is None:
+        return ParsedOutput(status=PARSE_NOT_JSON, error="no JSON object found")
+    if decoded.get("prediction") is None:
+        for key in aliases:
+            if key in decoded:
+                decoded["prediction"] = decoded[key]
+                break
+    try:
+        model = ModelOutput.model_validate(decoded)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ()))
+        return ParsedOutput(status=PARSE_SCHEMA_ERROR, error=f"{loc}: {first.get('msg')}")
+    evidence = dedup_evidence(model.evidence)
+    if validate_prediction is None:
+        return ParsedOutput(status=status, evidence=evidence, reasoning=model.reasoning, prediction=model.prediction)
+    try:
+        prediction = validate_prediction(model.prediction)
+    except (ValueError, TypeError) as exc:
+        return ParsedOutput(
+            status=PARSE_BAD_PREDICTION, evidence=evidence, reasoning=model.reasoning, error=str(exc)[:300]
+        )
+    return ParsedOutput(status=status, evidence=evidence, reasoning=model.reasoning, prediction=prediction)
+
+
+def output_schema(prediction_schema: dict[str, Any], max_evidence: int = 10) -> dict[str, Any]:
+    """JSON Schema of the shared output object, for grammar-constrained decoding.
+
+    ``maxItems`` keeps small local models from listing evidence until the token limit;
+    a date ``pattern`` (character classes, which llama.cpp's grammar converter accepts,
+    unlike ``\d``) keeps ``source_date`` in ISO form. No ``maxLength``: llama.cpp expands
+    it into a nested rule per character and rejects long bounds.
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "evidence": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": max_evidence,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "fact": {"type": "string"},
+                        "source_date": {"type": "string", "pattern": "^(19|20)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"},
+                    },
+                    "required": ["id", "fact", "source_date"],
+                },
+            },
+            "reasoning": {"type": "string"},
+            "prediction": prediction_schema,
+        },
+        "required": ["evidence", "reasoning", "prediction"],
+    }

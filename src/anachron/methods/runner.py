@@ -1,0 +1,110 @@
+"""Run one method x model over one task's instances: the body of the ``run_method`` rule."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anachron import __version__
+from anachron.config import stable_hash
+from anachron.io import utc_now
+from anachron.llm.cache import LLMCache
+from anachron.llm.client import CallLog, LLMClient
+from anachron.llm.types import ModelSpec
+from anachron.methods.base import RUN_COLUMNS
+from anachron.methods.registry import get_method
+from anachron.tasks.registry import get_task
+
+log = logging.getLogger(__name__)
+
+
+def sample_instances(instances: pd.DataFrame, splits: list[str], n: int | None, seed: int) -> pd.DataFrame:
+    """A fixed, seeded sample of at most ``n`` instances per split (all if ``n`` is None).
+
+    The sample depends only on the instance ids, ``n`` and ``seed``, so every method
+    and model of a run sees the same instances (needed for paired comparisons).
+    Rows come back sorted by instance id.
+    """
+    parts = []
+    for split in splits:
+        part = instances[instances["split"] == split].sort_values("instance_id")
+        if n is not None and len(part) > n:
+            rng = np.random.default_rng(seed)
+            idx = np.sort(rng.choice(len(part), size=n, replace=False))
+            part = part.iloc[idx]
+        parts.append(part)
+    if not parts:
+        return instances.iloc[0:0]
+    return pd.concat(parts).sort_values("instance_id").reset_index(drop=True)
+
+
+def code_version() -> str:
+    """Package version plus the git commit of the working tree, when there is one."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
+            cwd=Path(__file__).resolve().parent,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        sha = ""
+    return f"{__version__}+{sha}" if sha else __version__
+
+
+def run_method(
+    instances: pd.DataFrame,
+    *,
+    task_name: str,
+    method_name: str,
+    model_name: str,
+    model_config: dict[str, Any],
+    method_config: dict[str, Any],
+    cache_dir: str | os.PathLike[str],
+    splits: list[str],
+    sample: int | None,
+    seed: int,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Run a method and return (run table, call log, run metadata).
+
+    The run table has :data:`~anachron.methods.base.RUN_COLUMNS`; the call log one row
+    per LLM call (cache hits included); the metadata is one ``runs`` row.
+    """
+    started = utc_now()
+    task = get_task(task_name)
+    method = get_method(method_name)
+    spec = ModelSpec(name=model_name, **model_config)
+    chosen = sample_instances(instances, splits, sample, seed)
+    log.info("%s/%s/%s: %d instances (splits %s, sample %s)", task_name, method_name, model_name, len(chosen), splits, sample)
+    call_log = CallLog()
+    client = LLMClient(spec, LLMCache(cache_dir), call_log)
+    results = method(chosen, task, client, params=dict(spec.params), **method_config)
+    rows = [res.to_row(row, task=task_name, method=method_name, model=model_name) for res, (_, row) in zip(results, chosen.iterrows())]
+    run = pd.DataFrame(rows, columns=RUN_COLUMNS)
+    calls = call_log.to_frame()
+    calls.insert(0, "task", task_name)
+    calls.insert(1, "method", method_name)
+    calls.insert(2, "model_key", model_name)
+    n_hits = int(calls["cache_hit"].sum()) if len(calls) else 0
+    meta = {
+        "task": task_name,
+        "method": method_name,
+        "model": model_name,
+        "model_id": spec.model,
+        "knowledge_cutoff": spec.knowledge_cutoff,
+        "config_hash": stable_hash({"model": model_config, "method": method_config, "splits": splits, "sample": sample, "seed": seed}),
+        "code_version": code_version(),
+        "started_at": started,
+        "finished_at": utc_now(),
+        "n_instances": len(run),
+        "n_llm_calls": len(calls),
+        "n_cache_hits": n_hits,
+        "n_uncached_calls": len(calls) - n_hits,
+        "parse_ok": int(run["parse_status"].isin(["ok", "ok_fenced", "ok_braces"]).sum()),
+    }
+    log.info("calls: %d (cache hits %d, uncached %d)", len(calls), n_hits, len(calls) - n_hits)
+    return run, calls, meta

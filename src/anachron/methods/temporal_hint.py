@@ -1,0 +1,51 @@
+"""Temporal Hint: the task prompt alone, one greedy call (TEMPO paper, §4.2 and App. F.1).
+
+The model gets the shared three-step prompt with the cutoff date and nothing
+else: no retrieval, no verification, no parameter update. It is the baseline
+every other method builds on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from anachron.llm.client import LLMClient
+from anachron.methods.base import MethodResult, generation_request, parse_result
+from anachron.tasks.base import Task
+
+
+def run_temporal_hint(
+    instances: pd.DataFrame, task: Task, client: LLMClient, *, params: dict[str, Any], max_evidence: int = 10
+) -> list[MethodResult]:
+    """Run Temporal Hint on every row of ``instances`` (concurrently, cached).
+
+    Args:
+        instances: rows with the instance columns of :data:`anachron.tasks.base.INSTANCE_COLUMNS`.
+        task: the task implementation.
+        client: LLM client (cache + call log + bounded concurrency).
+        params: decoding parameters; greedy decoding means ``temperature`` 0.
+        max_evidence: the ``maxItems`` bound on the evidence list in the output schema.
+
+    Returns:
+        One :class:`MethodResult` per row, in row order. Model or parse failures are
+        recorded in the result, never raised.
+    """
+    rows = [r for _, r in instances.iterrows()]
+    requests = [generation_request(task, r, params, max_evidence) for r in rows]
+    results = client.complete_many(requests, desc=f"temporal_hint/{task.name}")
+    out = []
+    for row, res in zip(rows, results):
+        parsed = parse_result(task, row, res)
+        out.append(
+            MethodResult(
+                instance_id=row["instance_id"],
+                completion=res.text,
+                parsed=parsed,
+                finish_reason=res.finish_reason,
+                llm_error=res.error,
+                trace=[{"step": "generate", "cache_key": res.cache_key, "parse_status": parsed.status}],
+            )
+        )
+    return out

@@ -1,0 +1,144 @@
+"""OLR, Perf, Cov and parse rate, per instance and aggregated with bootstrap CIs.
+
+Definitions (TEMPO paper, §5 and App. B; DESIGN §6):
+
+* OLR_j = n_leaked_j / n_claims_j for an instance j with at least one claim;
+  OLR = mean over those instances. Unparseable completions have no claims and are
+  left out of OLR (they count against the parse rate instead).
+* Perf_j: the task's score of a usable prediction (stock: (Spearman + 1) / 2).
+* Cov_j = share of instance j's evidence items cited as [k] in its reasoning.
+* parse rate = share of instances whose completion parsed with a usable prediction.
+
+Every aggregate carries n (the instances it averages) and a percentile bootstrap
+CI over instances.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from anachron.llm.structured import EVIDENCE_USABLE, PREDICTION_USABLE
+
+SCORE_COLUMNS = [
+    "task",
+    "method",
+    "model",
+    "split",
+    "instance_id",
+    "parse_status",
+    "parsed",
+    "n_claims",
+    "n_leaked",
+    "n_undated",
+    "olr",
+    "perf",
+    "n_evidence",
+    "n_cited",
+    "cov",
+]
+METRIC_COLUMNS = ["task", "method", "model", "split", "metric", "value", "ci_low", "ci_high", "n"]
+
+
+def instance_scores(
+    run: pd.DataFrame, claims: pd.DataFrame, perf_fn: Callable[[str, object], float]
+) -> pd.DataFrame:
+    """Per-instance scores (:data:`SCORE_COLUMNS`).
+
+    Args:
+        run: run table (one row per instance; ``parse_status``, ``prediction`` JSON).
+        claims: claims table of the same run (one row per evidence item).
+        perf_fn: ``(instance_id, prediction) -> float`` in [0, 1].
+    """
+    import json
+
+    by_inst = claims.groupby("instance_id") if len(claims) else None
+    rows = []
+    for r in run.itertuples(index=False):
+        c = by_inst.get_group(r.instance_id) if by_inst is not None and r.instance_id in by_inst.groups else claims.iloc[0:0]
+        evidence_ok = r.parse_status in EVIDENCE_USABLE
+        n_claims = int(len(c)) if evidence_ok else 0
+        n_leaked = int(c["leaked"].sum()) if evidence_ok else 0
+        n_cited = int(c["cited"].sum()) if evidence_ok else 0
+        perf = np.nan
+        if r.parse_status in PREDICTION_USABLE:
+            perf = float(perf_fn(r.instance_id, json.loads(r.prediction)))
+        rows.append(
+            {
+                "task": r.task,
+                "method": r.method,
+                "model": r.model,
+                "split": r.split,
+                "instance_id": r.instance_id,
+                "parse_status": r.parse_status,
+                "parsed": r.parse_status in PREDICTION_USABLE,
+                "n_claims": n_claims,
+                "n_leaked": n_leaked,
+                "n_undated": int((c["verdict"] == "undated").sum()) if evidence_ok else 0,
+                "olr": n_leaked / n_claims if n_claims else np.nan,
+                "perf": perf,
+                "n_evidence": n_claims,
+                "n_cited": n_cited,
+                "cov": n_cited / n_claims if n_claims else np.nan,
+            }
+        )
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS)
+
+
+def bootstrap_ci(
+    values: np.ndarray, *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean of ``values`` (1-D, NaNs dropped).
+
+    Returns (nan, nan) for an empty input and (x, x) for a single value.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if v.size == 0:
+        return (np.nan, np.nan)
+    if v.size == 1:
+        return (float(v[0]), float(v[0]))
+    rng = np.random.default_rng(seed)
+    means = v[rng.integers(0, v.size, size=(n_resamples, v.size))].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return (float(lo), float(hi))
+
+
+def aggregate(
+    scores: pd.DataFrame, *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
+    """Aggregate instance scores into :data:`METRIC_COLUMNS` rows.
+
+    Metrics per (task, method, model, split): ``olr``, ``perf``, ``cov``,
+    ``parse_rate`` (all instances), ``undated_rate`` (share of claims without a usable date,
+    pooled; its CI is over instances).
+    """
+    out = []
+    keys = ["task", "method", "model", "split"]
+    for key, g in scores.groupby(keys, sort=True):
+        base = dict(zip(keys, key))
+        series = {
+            "olr": g["olr"].to_numpy(dtype=float),
+            "perf": g["perf"].to_numpy(dtype=float),
+            "cov": g["cov"].to_numpy(dtype=float),
+            "parse_rate": g["parsed"].to_numpy(dtype=float),
+        }
+        for metric, values in series.items():
+            valid = values[~np.isnan(values)]
+            lo, hi = bootstrap_ci(valid, n_resamples=n_resamples, confidence=confidence, seed=seed)
+            out.append(
+                {**base, "metric": metric, "value": float(valid.mean()) if valid.size else np.nan,
+                 "ci_low": lo, "ci_high": hi, "n": int(valid.size)}
+            )
+        n_claims = int(g["n_claims"].sum())
+        ratio = g["n_undated"].sum() / n_claims if n_claims else np.nan
+        with_claims = g[g["n_claims"] > 0]
+        lo, hi = bootstrap_ci(
+            (with_claims["n_undated"] / with_claims["n_claims"]).to_numpy(dtype=float),
+            n_resamples=n_resamples, confidence=confidence, seed=seed,
+        )
+        out.append({**base, "metric": "undated_rate", "value": float(ratio), "ci_low": lo, "ci_high": hi, "n": n_claims})
+    return pd.DataFrame(out, columns=METRIC_COLUMNS)

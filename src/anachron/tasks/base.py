@@ -1,0 +1,94 @@
+"""The task interface and the three-step prompt every method shares.
+
+A task turns one instance (a row of ``results/datasets/{task}.parquet``) into a
+system/user prompt pair, a JSON schema for the ``prediction`` field, a validator
+for the model's prediction, and a Perf score against the label.
+
+The prompt structure follows the TEMPO paper (App. I.1): a strict temporal
+constraint anchored to the cutoff date, an evidence-integrity rule, and three
+steps (dated evidence, reasoning citing evidence by number, prediction). The
+wording is the project's own.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import pandas as pd
+
+#: Columns every task's instance table has (DESIGN §3).
+INSTANCE_COLUMNS = ["instance_id", "task", "split", "cutoff_date", "inputs", "label", "provenance"]
+
+
+def instance_inputs(row: pd.Series | dict[str, Any]) -> dict[str, Any]:
+    """Decode the ``inputs`` JSON of an instance row."""
+    return json.loads(row["inputs"])
+
+
+def instance_label(row: pd.Series | dict[str, Any]) -> dict[str, Any]:
+    """Decode the ``label`` JSON of an instance row."""
+    return json.loads(row["label"])
+
+
+def three_step_system_prompt(*, role: str, goal: str, cutoff_date: str, date_hint: str, prediction_spec: str) -> str:
+    """Build the shared system prompt.
+
+    Args:
+        role: who the model plays ("an equity analyst").
+        goal: one sentence on what to predict.
+        cutoff_date: ISO date; information dated after it must not be used.
+        date_hint: task-specific guidance on which date is the announcement date.
+        prediction_spec: what the ``prediction`` field must hold.
+    """
+    return (
+        f"You are {role}. {goal}\n\n"
+        f"TIME LIMIT ON KNOWLEDGE: you are working on {cutoff_date}. Use only information that was public "
+        f"on or before {cutoff_date}. Anything reported, announced, traded or decided after {cutoff_date} "
+        "is off limits, even if you happen to know it. When you cannot tell whether something was public by "
+        "then, leave it out.\n\n"
+        "HONEST EVIDENCE: every fact must be real. Never invent figures, dates or events; if you are unsure "
+        "of an exact number, describe the fact without the number.\n\n"
+        "Work in three steps.\n"
+        "1. EVIDENCE: list the concrete facts you rely on, numbered from 1. Give each a source_date "
+        "(YYYY-MM-DD): the day the fact first became public (press release, filing, report), not the end "
+        f"of the period it describes. {date_hint}\n"
+        "2. REASONING: one paragraph that cites every evidence item by its number in brackets, e.g. [1], "
+        "right where it is used. Add no facts that are not in the evidence list.\n"
+        f"3. PREDICTION: {prediction_spec}\n\n"
+        'Answer with one JSON object and nothing else: {"evidence": [{"id": 1, "fact": "...", '
+        '"source_date": "YYYY-MM-DD"}], "reasoning": "...", "prediction": ...}'
+    )
+
+
+class Task(ABC):
+    """One prediction task (DESIGN §3). Subclasses are stateless."""
+
+    name: ClassVar[str]
+    #: Other JSON keys a model may use for the prediction (accepted by the parser).
+    prediction_aliases: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def messages(self, row: pd.Series | dict[str, Any]) -> list[dict[str, str]]:
+        """System and user messages for one instance."""
+
+    @abstractmethod
+    def prediction_schema(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
+        """JSON Schema of the ``prediction`` field for this instance."""
+
+    @abstractmethod
+    def validate_prediction(self, row: pd.Series | dict[str, Any], prediction: Any) -> Any:
+        """Return the cleaned prediction; raise ``ValueError`` when it is unusable."""
+
+    @abstractmethod
+    def perf(self, row: pd.Series | dict[str, Any], prediction: Any) -> float:
+        """Task performance in [0, 1] of a validated prediction against the label."""
+
+    def entities(self, row: pd.Series | dict[str, Any]) -> dict[str, list[str]]:
+        """Names that identify the instance's subjects (used by grounded verification)."""
+        return {}
+
+    def grounding_context(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
+        """What the grounded verifier layer needs to know about an instance (cutoff at least)."""
+        return {"cutoff_date": row["cutoff_date"], **self.entities(row)}

@@ -1,0 +1,60 @@
+"""Build one task's instance table from its raw inputs (the ``build_dataset`` rule)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from anachron.errors import ConfigError
+from anachron.io import sha256_file
+
+
+def _manifests(inputs: Mapping[str, str | os.PathLike[str]]) -> list[dict[str, Any]]:
+    out = []
+    for key, path in inputs.items():
+        if key.endswith("_manifest"):
+            man = json.loads(Path(path).read_text())
+            out += man.get("sources", man if isinstance(man, list) else [])
+    return out
+
+
+def build_task_dataset(
+    task: str, inputs: Mapping[str, str | os.PathLike[str]], task_config: dict[str, Any]
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Return (instances, exclusions, manifest) for ``task``.
+
+    Args:
+        task: task name.
+        inputs: named input files (stock: ``prices``, ``membership``, ``sectors`` Parquet and
+            the raw ``*_manifest`` JSON files).
+        task_config: the task's block of the validated config.
+
+    Raises:
+        ConfigError: for an unknown task.
+    """
+    if task == "stock":
+        from anachron.tasks.stock import build_stock_instances
+
+        instances, exclusions = build_stock_instances(
+            pd.read_parquet(inputs["prices"]),
+            pd.read_parquet(inputs["membership"]),
+            pd.read_parquet(inputs["sectors"]),
+            task_config["windows"],
+            seed=task_config["seed"],
+        )
+    else:
+        raise ConfigError(f"unknown task {task!r}")
+    reason_col = "reason" if "reason" in exclusions.columns else None
+    manifest = {
+        "task": task,
+        "counts": instances["split"].value_counts().sort_index().to_dict(),
+        "exclusions_by_reason": dict(Counter(exclusions[reason_col])) if reason_col else {},
+        "inputs": {k: {"path": str(v), "sha256": sha256_file(v)} for k, v in inputs.items()},
+        "sources": _manifests(inputs),
+    }
+    return instances, exclusions, manifest

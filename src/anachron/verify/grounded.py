@@ -1,0 +1,190 @@
+"""Layer 1: grounded checks against point-in-time data the project holds (DESIGN §5).
+
+A grounded check dates a claim from data, not from the model's word:
+
+* a closing price "on D" is public on trading day D; the trading calendar and
+  the closes come from the price table (a non-trading day is mapped to the last
+  trading day on or before it, and the stated price is compared with the close);
+* a statement of the instance's own outcome (category A4: the realised return of
+  one of the companies over the window, or its price at the end of the window)
+  is leaked by definition, dated at the end of the window.
+
+Each check returns a :class:`GroundedVerdict` or None when it does not apply.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anachron.verify.dates import find_periods
+
+_PRICE_WORDS = re.compile(r"\b(clos(?:e|ed|ing)|price[sd]?|traded|trading at|share price|stock price|opened|priced)\b", re.I)
+_RETURN_WORDS = re.compile(
+    r"\b(returns?|returned|gain(?:ed|s)?|rose|rise|risen|fell|fall(?:en)?|drop(?:ped)?|declin(?:e|ed)|"
+    r"surg(?:e|ed)|plung(?:e|ed)|los[st]|outperform(?:ed)?|underperform(?:ed)?|up|down|increase[ds]?|decrease[ds]?)\b",
+    re.I,
+)
+_PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)\s?%")
+_DOLLARS = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)(?!\s*(?:million|billion|bn|m\b|b\b|trillion))", re.I)
+
+#: Tolerances of the outcome checks.
+RETURN_TOL_PP = 1.0
+PRICE_REL_TOL = 0.005
+
+
+@dataclass(frozen=True)
+class GroundedVerdict:
+    """Outcome of a grounded check: the effective date, whether it states the outcome, why."""
+
+    effective_date: dt.date
+    reason: str
+    outcome: bool = False
+    category: str | None = None
+
+
+class PriceGrounding:
+    """Grounded checks for the stock task, backed by a daily price table.
+
+    Args:
+        prices: long frame with columns ``ticker, date, close, adj_close`` (dates as
+            datetime64 or ``datetime.date``). The union of its dates is the trading
+            calendar.
+    """
+
+    def __init__(self, prices: pd.DataFrame):
+        df = prices[["ticker", "date", "close", "adj_close"]].copy()
+        df["date"] = pd.to_datetime(df["date"]).dt.date
+        self._closes: dict[str, tuple[list[dt.date], np.ndarray]] = {}
+        for ticker, g in df.sort_values("date").groupby("ticker", sort=False):
+            self._closes[str(ticker)] = (list(g["date"]), g["close"].to_numpy(dtype=float))
+        self.calendar: list[dt.date] = sorted(set(df["date"]))
+
+    def is_trading_day(self, day: dt.date) -> bool:
+        """True if ``day`` has prices in the table."""
+        i = bisect.bisect_left(self.calendar, day)
+        return i < len(self.calendar) and self.calendar[i] == day
+
+    def last_trading_day(self, day: dt.date) -> dt.date | None:
+        """The last trading day on or before ``day`` (None before the table starts)."""
+        i = bisect.bisect_right(self.calendar, day)
+        return self.calendar[i - 1] if i else None
+
+    def close_on(self, ticker: str, day: dt.date) -> float | None:
+        """Raw close of ``ticker`` on ``day``, or None."""
+        dates, closes = self._closes.get(ticker, ([], np.array([])))
+        i = bisect.bisect_left(dates, day)
+        return float(closes[i]) if i < len(dates) and dates[i] == day else None
+
+    def closes_between(self, ticker: str, start: dt.date, end: dt.date) -> np.ndarray:
+        """Raw closes of ``ticker`` with start <= date <= end."""
+        dates, closes = self._closes.get(ticker, ([], np.array([])))
+        return closes[bisect.bisect_left(dates, start) : bisect.bisect_right(dates, end)]
+
+    def in_range(self, day: dt.date) -> bool:
+        """True if ``day`` lies within the price table's date range."""
+        return bool(self.calendar) and self.calendar[0] <= day <= self.calendar[-1]
+
+    # -- checks ---------------------------------------------------------------
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """Apply the stock checks to one fact.
+
+        Args:
+            fact: the claim text.
+            instance: ``{"tickers", "names", "cutoff_date", "label"}`` where ``label`` is the
+                stock label (``returns``, ``first_day``, ``last_day``).
+        """
+        tickers = mentioned_tickers(fact, instance["tickers"], instance["names"])
+        outcome = self._outcome(fact, tickers, instance)
+        if outcome is not None:
+            return outcome
+        return self._price_on_day(fact, tickers)
+
+    def _outcome(self, fact: str, tickers: list[str], instance: dict[str, Any]) -> GroundedVerdict | None:
+        label = instance["label"]
+        last_day = dt.date.fromisoformat(label["last_day"])
+        cutoff = dt.date.fromisoformat(instance["cutoff_date"])
+        if not tickers:
+            return None
+        if _RETURN_WORDS.search(fact):
+            for m in _PERCENT.finditer(fact):
+                stated = abs(float(m[1]))
+                for t in tickers:
+                    realised = 100.0 * float(label["returns"][t])
+                    if abs(stated - abs(realised)) <= RETURN_TOL_PP:
+                        return GroundedVerdict(
+                            last_day,
+                            f"states the realised outcome: {t} returned {realised:+.1f}% over the window",
+                            outcome=True,
+                            category="A4",
+                        )
+        for m in _DOLLARS.finditer(fact):
+            stated = float(m[1].replace(",", ""))
+            for t in tickers:
+                end_close = self.close_on(t, last_day)
+                if end_close is None or abs(stated - end_close) > PRICE_REL_TOL * end_close:
+                    continue
+                prior = self.closes_between(t, cutoff - dt.timedelta(days=365), cutoff)
+                if prior.size and np.any(np.abs(prior - stated) <= PRICE_REL_TOL * stated):
+                    continue
+                return GroundedVerdict(
+                    last_day,
+                    f"states {t}'s close at the end of the window (${end_close:.2f} on {last_day}), "
+                    "a level not seen in the year before the cutoff",
+                    outcome=True,
+                    category="A4",
+                )
+        return None
+
+    def _price_on_day(self, fact: str, tickers: list[str]) -> GroundedVerdict | None:
+        if not _PRICE_WORDS.search(fact):
+            return None
+        days = [p.start for p in find_periods(fact) if p.kind == "day"]
+        if not days:
+            return None
+        day = max(days)
+        if not self.in_range(day):
+            return None
+        trading = self.last_trading_day(day)
+        if trading is None:
+            return None
+        stated = [float(m[1].replace(",", "")) for m in _DOLLARS.finditer(fact)]
+        note = ""
+        for t in tickers:
+            close = self.close_on(t, trading)
+            if close is not None:
+                match = any(abs(s - close) <= PRICE_REL_TOL * close for s in stated)
+                note = f"; {t} closed at ${close:.2f}" + (" (stated price matches)" if match else "")
+                break
+        if trading == day:
+            return GroundedVerdict(day, f"price on trading day {day}{note}", category="A2")
+        return GroundedVerdict(
+            trading, f"{day} is not a trading day; last close on {trading}{note}", category="A2"
+        )
+
+
+def mentioned_tickers(fact: str, tickers: list[str], names: list[str]) -> list[str]:
+    """Tickers of the instance that ``fact`` names, by ticker symbol or company name.
+
+    A ticker matches as an upper-case whole word; a company name matches on its
+    first distinctive word (case-insensitive), e.g. "Marathon" for "Marathon Petroleum".
+    """
+    out = []
+    for t, name in zip(tickers, names):
+        if re.search(rf"(?<![A-Za-z]){re.escape(t)}(?![A-Za-z])", fact):
+            out.append(t)
+            continue
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'.-]+", name or "") if w.lower() not in _GENERIC]
+        if words and re.search(rf"\b{re.escape(words[0])}\b", fact, re.I):
+            out.append(t)
+    return out
+
+
+_GENERIC = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings", "plc", "ltd"}

@@ -1,0 +1,70 @@
+import copy
+
+import pytest
+import yaml
+
+from anachron.config import SCHEMA_PATH, check_ready, validate_config
+from anachron.errors import ConfigError
+
+
+@pytest.fixture()
+def cfg():
+    with open(SCHEMA_PATH.parents[2] / "config" / "config.yaml") as fh:
+        return yaml.safe_load(fh)
+
+
+def test_default_config_validates_and_fills_defaults(cfg, monkeypatch):
+    monkeypatch.delenv("ANACHRON_SNAPSHOT_DIR", raising=False)
+    out = validate_config(copy.deepcopy(cfg))
+    assert out["bootstrap"]["n_resamples"] == 2000
+    assert out["models"]["smollm2"]["concurrency"] == 4
+    assert out["methods"]["temporal_hint"]["max_evidence"] == 10
+    assert out["snapshot_dir"] is None
+
+
+def test_paper_config_validates(monkeypatch):
+    with open(SCHEMA_PATH.parents[2] / "config" / "paper.yaml") as fh:
+        out = validate_config(yaml.safe_load(fh))
+    assert len(out["tasks"]["stock"]["windows"]) == 6
+
+
+def test_unknown_key_is_named(cfg):
+    cfg["run"]["methodz"] = ["temporal_hint"]
+    with pytest.raises(ConfigError, match=r"run.*methodz"):
+        validate_config(cfg)
+
+
+def test_wrong_type_is_named(cfg):
+    cfg["tasks"]["stock"]["windows"][0]["n"] = "twenty"
+    with pytest.raises(ConfigError, match=r"tasks\.stock\.windows\.0\.n"):
+        validate_config(cfg)
+
+
+def test_undefined_model_in_run(cfg):
+    cfg["run"]["models"] = ["gpt-x"]
+    with pytest.raises(ConfigError, match="gpt-x"):
+        validate_config(cfg)
+
+
+def test_window_end_before_start(cfg):
+    cfg["tasks"]["stock"]["windows"][0]["end"] = "2019-01-01"
+    with pytest.raises(ConfigError, match="not after start"):
+        validate_config(cfg)
+
+
+def test_snapshot_env_overrides(cfg, monkeypatch):
+    monkeypatch.setenv("ANACHRON_SNAPSHOT_DIR", "/some/where")
+    assert validate_config(cfg)["snapshot_dir"] == "/some/where"
+
+
+def test_missing_api_key_reported_before_work(cfg, monkeypatch):
+    monkeypatch.delenv("MY_ENDPOINT_KEY", raising=False)
+    monkeypatch.setenv("MY_ENDPOINT_URL", "http://127.0.0.1:9/v1")
+    cfg["models"]["remote"] = {
+        "model": "openai/some-model", "knowledge_cutoff": "2025-01-01",
+        "api_key_env": "MY_ENDPOINT_KEY", "base_url_env": "MY_ENDPOINT_URL",
+    }
+    cfg["run"]["models"] = ["remote"]
+    validate_config(cfg)
+    with pytest.raises(ConfigError, match="MY_ENDPOINT_KEY"):
+        check_ready(cfg)

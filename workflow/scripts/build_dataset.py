@@ -1,0 +1,16 @@
+"""Glue for rule build_dataset: the point-in-time instance table of one task."""
+
+from anachron.io import write_json, write_parquet
+from anachron.logs import log_to
+from anachron.tasks.build import build_task_dataset
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+
+with log_to(sm.log[0]) as log:
+    instances, exclusions, manifest = build_task_dataset(
+        sm.wildcards.task, dict(sm.input.items()), dict(sm.params.task_config)
+    )
+    write_parquet(instances, sm.output.instances)
+    write_parquet(exclusions, sm.output.exclusions)
+    write_json(sm.output.manifest, manifest)
+    log.info("%s: %s", sm.wildcards.task, manifest["counts"])

@@ -1,0 +1,19 @@
+"""Glue for rule load_results: build results/results.duckdb (atomically)."""
+
+from anachron.logs import log_to
+from anachron.store import write_database
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+
+with log_to(sm.log[0]) as log:
+    counts = write_database(
+        sm.output.db,
+        instances=list(sm.input.instances),
+        run_meta=list(sm.input.meta),
+        completions=list(sm.input.runs),
+        llm_calls=list(sm.input.calls),
+        claims=list(sm.input.claims),
+        instance_scores=list(sm.input.scores),
+        bootstrap=dict(sm.params.bootstrap),
+    )
+    log.info("wrote %s: %s", sm.output.db, counts)

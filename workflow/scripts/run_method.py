@@ -1,0 +1,27 @@
+"""Glue for rule run_method: one method x model over one task's sampled instances."""
+
+import pandas as pd
+
+from anachron.io import write_json, write_parquet
+from anachron.logs import log_to
+from anachron.methods.runner import run_method
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+
+with log_to(sm.log[0]) as log:
+    run, calls, meta = run_method(
+        pd.read_parquet(sm.input.instances),
+        task_name=sm.wildcards.task,
+        method_name=sm.wildcards.method,
+        model_name=sm.wildcards.model,
+        model_config=dict(sm.params.model_config),
+        method_config=dict(sm.params.method_config),
+        cache_dir=sm.params.cache_dir,
+        splits=list(sm.params.splits),
+        sample=sm.params.sample,
+        seed=sm.params.seed,
+    )
+    write_parquet(run, sm.output.run)
+    write_parquet(calls, sm.output.calls)
+    write_json(sm.output.meta, meta)
+    log.info("wrote %s (%d rows)", sm.output.run, len(run))
