@@ -45,6 +45,14 @@ def test_key_ignores_dict_order():
     assert key(messages=msgs_reordered, params=params_reordered, response_schema=schema_reordered) == key()
 
 
+def test_key_keeps_schema_property_order():
+    a = {"type": "object", "properties": {"reasoning": {"type": "string"}, "prediction": {"type": "number"}}}
+    b = {"type": "object", "properties": {"prediction": {"type": "number"}, "reasoning": {"type": "string"}}}
+    a_reordered = {"properties": a["properties"], "type": "object"}
+    assert key(response_schema=a) == key(response_schema=a_reordered)
+    assert key(response_schema=a) != key(response_schema=b)
+
+
 def test_key_ignores_operational_settings():
     noisy = {
         "temperature": 0.6,

@@ -85,9 +85,11 @@ def test_alias_and_dedup():
     ans = {k: v for k, v in ANSWER.items() if k != "prediction"}
     ans["ranking"] = ["BBB", "AAA"]
     ans["evidence"] = ANSWER["evidence"] + [{"id": 3, "fact": "  aaa reported q3 2019 REVENUE of $1.2B. ", "source_date": "2019-10-30"}]
+    ans["evidence"].append({"id": 4, "fact": "...", "source_date": "2019-11-30"})
     out = parse_output(json.dumps(ans), _ranking, aliases=("ranking",))
     assert out.prediction == ["BBB", "AAA"]
     assert [e.id for e in out.evidence] == [1, 2]
+    assert out.n_dropped == 2
 
 
 def test_output_schema_bounds():

@@ -46,7 +46,7 @@ def workflow_run(fixture_snapshot, tmp_path_factory):
 def test_outputs_and_database(workflow_run):
     work = workflow_run
     assert (work / "results" / "tables" / "main.md").exists()
-    assert "temporal_hint" in (work / "results" / "tables" / "main.tex").read_text()
+    assert r"temporal\_hint" in (work / "results" / "tables" / "main.tex").read_text()
     con = duckdb.connect(str(work / "results" / "results.duckdb"), read_only=True)
     metrics = con.execute(
         "SELECT metric, n FROM metrics WHERE task='stock' AND method='temporal_hint' AND model='smollm2'"

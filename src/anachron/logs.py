@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
+from anachron.errors import AnachronError
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -37,6 +39,12 @@ def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
                 yield logging.getLogger("anachron")
         else:
             yield logging.getLogger("anachron")
+    except AnachronError as exc:
+        # A user-facing error (bad source, config, missing snapshot): one clear message,
+        # in the rule's log and on the console Snakemake prints, without a traceback.
+        logging.getLogger("anachron").error("%s", exc)
+        print(f"anachron error: {exc}", file=sys.__stderr__)
+        raise SystemExit(1) from None
     except BaseException:
         logging.getLogger("anachron").exception("rule failed")
         raise

@@ -21,8 +21,9 @@ from anachron.llm.providers import (
     check_provider_ready,
     default_gguf_path,
     make_provider,
+    schema_to_gbnf,
 )
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec, SchemaError
 
 __all__ = [
     "CALL_LOG_COLUMNS",
@@ -36,9 +37,11 @@ __all__ = [
     "ModelSpec",
     "OpenAICompatProvider",
     "Provider",
+    "SchemaError",
     "cache_key",
     "check_provider_ready",
     "decoding_params",
     "default_gguf_path",
     "make_provider",
+    "schema_to_gbnf",
 ]

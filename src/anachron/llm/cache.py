@@ -1,7 +1,8 @@
 """Content-addressed cache of LLM completions.
 
 A call's key is the SHA-256 of the canonical JSON of exactly: provider, model id,
-messages, decoding parameters, response schema and sample index. Anything else
+messages, decoding parameters, response schema (plus the order of its properties,
+which shapes generation) and sample index. Anything else
 (retry and timeout settings, concurrency, the endpoint URL, the API key, the
 request's ``tag``) is left out, so re-running with other operational settings
 hits the same entries, and dict key order never changes a key.
@@ -91,6 +92,26 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def schema_property_order(schema: Any, path: str = "$") -> list[list[Any]]:
+    """Where a schema's ``properties`` appear and in what order: ``[[json_path, [names...]], ...]``.
+
+    Canonical JSON sorts keys, but property order is meaningful for generation (local
+    grammars and most structured-output engines emit properties in schema order, e.g.
+    ``reasoning`` before ``prediction``), so the cache key records it separately.
+    """
+    out: list[list[Any]] = []
+    if isinstance(schema, dict):
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            out.append([path, list(props)])
+        for k, v in schema.items():
+            out.extend(schema_property_order(v, f"{path}.{k}"))
+    elif isinstance(schema, list):
+        for i, v in enumerate(schema):
+            out.extend(schema_property_order(v, f"{path}[{i}]"))
+    return out
+
+
 def cache_key(
     provider: str,
     model: str,
@@ -107,7 +128,8 @@ def cache_key(
         messages: chat messages; key order inside each message does not matter.
         params: decoding parameters; filtered and normalized by :func:`decoding_params`,
             so operational settings (retries, timeout, concurrency) never change the key.
-        response_schema: JSON Schema dict or ``None``; key order does not matter.
+        response_schema: JSON Schema dict or ``None``; key order does not matter, except the
+            order of names inside ``properties`` (see :func:`schema_property_order`).
         sample_index: index of the independent sample (0, 1, ...).
 
     Raises:
@@ -120,6 +142,7 @@ def cache_key(
         "messages": messages,
         "params": decoding_params(params),
         "response_schema": response_schema,
+        "schema_property_order": schema_property_order(response_schema),
         "sample_index": int(sample_index),
     }
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()

@@ -281,4 +281,13 @@ class LLMClient:
         Synchronous: runs its own event loop (in a helper thread if one is already running).
         """
         reqs = list(requests)
-        return _run_sync(lambda: self.complete_many_async(reqs, desc=desc, progress=progress))
+
+        async def run() -> list[ChatResult]:
+            try:
+                return await self.complete_many_async(reqs, desc=desc, progress=progress)
+            finally:  # this loop ends here: release the provider's loop-bound connections
+                aclose = getattr(self.provider, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+
+        return _run_sync(run)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import importlib.util
+import json
 import logging
 import os
 import random
@@ -28,7 +29,7 @@ from typing import Any, Awaitable, Callable, Protocol, runtime_checkable
 
 from anachron.errors import ConfigError
 from anachron.llm.cache import decoding_params
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec, SchemaError
 
 log = logging.getLogger(__name__)
 
@@ -109,17 +110,97 @@ def resolve_gguf_path(spec: ModelSpec) -> Path:
     return Path(spec.gguf_path).expanduser() if spec.gguf_path else default_gguf_path()
 
 
+_CLASS_SHORTHANDS = {"d": "0-9", "w": "A-Za-z0-9_", "s": " \\t\\n\\r"}
+_NEGATED_SHORTHANDS = {"D": "d", "W": "w", "S": "s"}
+_CONTROL_ESCAPES = {"t": "\\t", "n": "\\n", "r": "\\r"}
+
+
+def gbnf_friendly_pattern(pattern: str) -> str:
+    """Rewrite a JSON-schema regex so llama.cpp's schema-to-grammar converter understands it.
+
+    The converter in llama-cpp-python 0.3.36 copies backslash escapes outside character
+    classes verbatim into the grammar (``\\d`` becomes the literal text ``\\d``, ``\\.`` an
+    invalid escape). This maps ``\\d \\w \\s`` (and ``\\D \\W \\S``) to explicit classes and
+    escaped punctuation (``\\. \\( \\$`` ...) to one-character classes; the language matched
+    is unchanged. Example: ``^\\d{4}-\\d{2}-\\d{2}$`` -> ``^[0-9]{4}-[0-9]{2}-[0-9]{2}$``.
+    """
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            i += 2
+            if e in _CLASS_SHORTHANDS:
+                out.append(_CLASS_SHORTHANDS[e] if in_class else f"[{_CLASS_SHORTHANDS[e]}]")
+            elif e in _NEGATED_SHORTHANDS and not in_class:
+                out.append(f"[^{_CLASS_SHORTHANDS[_NEGATED_SHORTHANDS[e]]}]")
+            elif e in _CONTROL_ESCAPES:
+                out.append(_CONTROL_ESCAPES[e] if in_class else f"[{_CONTROL_ESCAPES[e]}]")
+            elif not e.isalnum():  # escaped punctuation: a literal character
+                lit = "\\" + e if e in "]\\^-" else e
+                out.append(lit if in_class else f"[{lit}]")
+            else:  # \b, \x.., \u..., \D inside a class: left for the converter (and the check) to judge
+                out.append("\\" + e)
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _rewrite_patterns(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: (gbnf_friendly_pattern(v) if k == "pattern" and isinstance(v, str) else _rewrite_patterns(v))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_rewrite_patterns(v) for v in node]
+    return node
+
+
+def schema_to_gbnf(schema: dict[str, Any]) -> str:
+    """The llama.cpp GBNF grammar enforcing ``schema`` (properties in the schema's own order).
+
+    Patterns are first passed through :func:`gbnf_friendly_pattern`. What the grammar
+    enforces (llama-cpp-python 0.3.36): types, ``required``, ``enum``/``const``,
+    ``minItems``/``maxItems``, ``minLength``/``maxLength``, ``pattern`` (``^...$``
+    regexes), ``format: date|time|date-time|uuid``, ``additionalProperties``. It does
+    **not** enforce ``minimum``/``maximum`` on numbers. llama.cpp rejects a repetition bound
+    (``maxLength``, ``maxItems``, ``{m,n}``) above 1000; :class:`LocalLlamaProvider` checks
+    the grammar and raises ``SchemaError`` rather than letting llama.cpp crash.
+
+    Raises:
+        SchemaError: when the converter rejects the schema (it would otherwise silently fall
+            back to unconstrained JSON).
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return json_schema_to_gbnf(json.dumps(_rewrite_patterns(schema)))
+    except Exception as exc:
+        raise SchemaError(f"response schema cannot be turned into a llama.cpp grammar: {_error_text(exc)}") from exc
+
+
 class LocalLlamaProvider:
     """In-process GGUF model through llama-cpp-python.
 
     The model is loaded lazily on the first call and then kept; calls run in a worker
     thread (``asyncio.to_thread``) and are serialized by a lock (one model, one context).
-    A response schema becomes a llama.cpp grammar (``response_format={"type":
-    "json_object", "schema": ...}``), so the output is always schema-shaped JSON unless
+    A response schema becomes a llama.cpp grammar (:func:`schema_to_gbnf`, checked by
+    llama.cpp's own parser before use), so the output is schema-shaped JSON unless
     generation stops at ``max_tokens`` (``finish_reason == "length"``).
 
     Seeds: every call gets ``seed = params.get("seed", 0) + sample_index``, so results
     are reproducible and distinct samples differ.
+
+    Raises ``ConfigError`` (missing GGUF / llama-cpp-python) and ``SchemaError`` (a schema
+    the grammar engine cannot enforce) from :meth:`complete`; generation failures are
+    returned as ``ChatResult.error``.
     """
 
     def __init__(self, spec: ModelSpec) -> None:
@@ -129,6 +210,7 @@ class LocalLlamaProvider:
         self.spec = spec
         self._llm: Any = None
         self._lock = threading.Lock()
+        self._grammars: dict[str, str] = {}
         self.load_time_s: float | None = None
 
     @property
@@ -167,18 +249,41 @@ class LocalLlamaProvider:
         with self._lock:
             self._load()
 
+    def _grammar_for(self, llm: Any, schema: dict[str, Any]) -> str:
+        """GBNF for ``schema``, checked once by llama.cpp's parser. Called with the lock held."""
+        import llama_cpp
+
+        ident = json.dumps(schema)  # order-sensitive: property order shapes the output
+        gbnf = self._grammars.get(ident)
+        if gbnf is None:
+            gbnf = schema_to_gbnf(schema)
+            # llama.cpp returns NULL for a grammar it cannot parse, and llama-cpp-python would
+            # then crash the process (segfault) when it adds it to the sampler chain.
+            sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, gbnf.encode("utf-8"), b"root")
+            if not sampler:
+                raise SchemaError(
+                    "response schema gives a grammar llama.cpp cannot parse (see its message on stderr): "
+                    "keep maxLength/maxItems/minItems at or below 1000, and simplify 'pattern' regexes "
+                    "(character classes like [0-9]; no lookarounds or \\b), or use 'format': 'date'"
+                )
+            llama_cpp.llama_sampler_free(sampler)
+            self._grammars[ident] = gbnf
+        return gbnf
+
     def _complete_sync(self, request: ChatRequest) -> ChatResult:
+        from llama_cpp import LlamaGrammar
+
         params = effective_params(self.spec, request)
         kwargs: dict[str, Any] = dict(params)
         kwargs["seed"] = sample_seed(params, request.sample_index, default=0)
-        if request.response_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": request.response_schema}
         with self._lock:
             llm = self._load()  # ConfigError propagates: not a model-side failure
+            if request.response_schema is not None:
+                kwargs["grammar"] = LlamaGrammar.from_string(self._grammar_for(llm, request.response_schema), verbose=False)
             t0 = time.perf_counter()
             try:
                 resp = llm.create_chat_completion(messages=request.messages, **kwargs)
-            except Exception as exc:  # context overflow, grammar errors, ...
+            except Exception as exc:  # context overflow, ...
                 return ChatResult(error=_error_text(exc), latency_s=time.perf_counter() - t0)
             latency = time.perf_counter() - t0
         choice = resp["choices"][0]
@@ -194,8 +299,9 @@ class LocalLlamaProvider:
     async def complete(self, request: ChatRequest) -> ChatResult:
         """Run one completion in a worker thread (serialized with other calls).
 
-        Raises ``ConfigError`` if the GGUF or llama-cpp-python is missing; all generation
-        failures are returned as ``ChatResult.error``.
+        Raises ``ConfigError`` if the GGUF or llama-cpp-python is missing and ``SchemaError``
+        for a schema the grammar engine cannot enforce; all generation failures are
+        returned as ``ChatResult.error``.
         """
         return await asyncio.to_thread(self._complete_sync, request)
 
@@ -293,6 +399,13 @@ class OpenAICompatProvider:
             self._clients[id(loop)] = (loop, client)
             return client
         return entry[1]
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running event loop (a later call opens a new one)."""
+        loop = asyncio.get_running_loop()
+        entry = self._clients.pop(id(loop), None)
+        if entry is not None and entry[0] is loop:
+            await entry[1].close()
 
     def backoff_s(self, attempt: int, exc: BaseException | None = None) -> float:
         """Delay before retry number ``attempt`` (0-based), in seconds, with jitter.

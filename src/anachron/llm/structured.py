@@ -82,6 +82,7 @@ class ParsedOutput:
         reasoning: the reasoning text ("" when unavailable).
         prediction: the task-validated prediction, or None.
         error: a short reason when status is not ``ok*``.
+        n_dropped: evidence items removed as repeats or placeholders.
     """
 
     status: str
@@ -89,6 +90,7 @@ class ParsedOutput:
     reasoning: str = ""
     prediction: Any = None
     error: str | None = None
+    n_dropped: int = 0
 
     @property
     def evidence_usable(self) -> bool:
@@ -110,13 +112,23 @@ def _candidates(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def is_placeholder(fact: str) -> bool:
+    """True for a "fact" with no letter or digit at all ("...", "-", "?"): a template echo, not a claim."""
+    return not any(ch.isalnum() for ch in fact)
+
+
 def dedup_evidence(items: list[EvidenceItem]) -> list[EvidenceItem]:
-    """Drop evidence items whose lower-cased, whitespace-normalised fact repeats (DESIGN §4)."""
+    """Drop repeated facts (lower-cased, whitespace-normalised; DESIGN §4) and placeholders.
+
+    Placeholders (:func:`is_placeholder`) carry no claim to verify; how many were
+    dropped is ``len(items) - len(result)`` minus the repeats, reported by
+    :func:`parse_output` as ``n_dropped``.
+    """
     seen: set[str] = set()
     out: list[EvidenceItem] = []
     for i, item in enumerate(items, start=1):
         norm = " ".join(item.fact.lower().split())
-        if norm in seen:
+        if norm in seen or is_placeholder(norm):
             continue
         seen.add(norm)
         if item.id is None:
@@ -169,24 +181,30 @@ def parse_output(
         loc = ".".join(str(p) for p in first.get("loc", ()))
         return ParsedOutput(status=PARSE_SCHEMA_ERROR, error=f"{loc}: {first.get('msg')}")
     evidence = dedup_evidence(model.evidence)
+    dropped = len(model.evidence) - len(evidence)
     if validate_prediction is None:
-        return ParsedOutput(status=status, evidence=evidence, reasoning=model.reasoning, prediction=model.prediction)
+        return ParsedOutput(
+            status=status, evidence=evidence, reasoning=model.reasoning, prediction=model.prediction, n_dropped=dropped
+        )
     try:
         prediction = validate_prediction(model.prediction)
     except (ValueError, TypeError) as exc:
         return ParsedOutput(
-            status=PARSE_BAD_PREDICTION, evidence=evidence, reasoning=model.reasoning, error=str(exc)[:300]
+            status=PARSE_BAD_PREDICTION, evidence=evidence, reasoning=model.reasoning, error=str(exc)[:300],
+            n_dropped=dropped,
         )
-    return ParsedOutput(status=status, evidence=evidence, reasoning=model.reasoning, prediction=prediction)
+    return ParsedOutput(
+        status=status, evidence=evidence, reasoning=model.reasoning, prediction=prediction, n_dropped=dropped
+    )
 
 
 def output_schema(prediction_schema: dict[str, Any], max_evidence: int = 10) -> dict[str, Any]:
     """JSON Schema of the shared output object, for grammar-constrained decoding.
 
-    ``maxItems`` keeps small local models from listing evidence until the token limit;
-    a date ``pattern`` (character classes, which llama.cpp's grammar converter accepts,
-    unlike ``\d``) keeps ``source_date`` in ISO form. No ``maxLength``: llama.cpp expands
-    it into a nested rule per character and rejects long bounds.
+    ``maxItems`` and ``maxLength`` keep small local models from repeating a fact or a
+    sentence until the token limit (llama.cpp rejects bounds above 1000); a date
+    ``pattern`` written with character classes (llama.cpp's converter mishandles backslash classes)
+    keeps ``source_date`` a plausible ISO date.
     """
     return {
         "type": "object",
@@ -199,13 +217,13 @@ def output_schema(prediction_schema: dict[str, Any], max_evidence: int = 10) -> 
                     "type": "object",
                     "properties": {
                         "id": {"type": "integer"},
-                        "fact": {"type": "string"},
+                        "fact": {"type": "string", "maxLength": 200},
                         "source_date": {"type": "string", "pattern": "^(19|20)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"},
                     },
                     "required": ["id", "fact", "source_date"],
                 },
             },
-            "reasoning": {"type": "string"},
+            "reasoning": {"type": "string", "maxLength": 1000},
             "prediction": prediction_schema,
         },
         "required": ["evidence", "reasoning", "prediction"],

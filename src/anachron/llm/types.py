@@ -13,7 +13,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from anachron.errors import ConfigError
+from anachron.errors import AnachronError, ConfigError
+
+
+class SchemaError(AnachronError, ValueError):
+    """A response JSON schema that the local grammar engine cannot enforce.
+
+    Raised before generation (instead of letting llama.cpp crash or silently fall back to
+    unconstrained JSON); the message says what to change.
+    """
 
 #: Providers this package can talk to (the part of ``ModelSpec.model`` before the first "/").
 KNOWN_PROVIDERS = ("local", "openai")
