@@ -7,6 +7,7 @@ from snakemake.exceptions import WorkflowError
 
 from anachron.config import check_ready, snapshot_dir, validate_config
 from anachron.errors import ConfigError
+from anachron.sources.registry import SOURCES, TASK_SOURCES
 
 try:
     validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
@@ -18,6 +19,7 @@ TASKS = config["run"]["tasks"]
 METHODS = config["run"]["methods"]
 MODELS = config["run"]["models"]
 SNAPSHOT_DIR = str(snapshot_dir(config) or "")
+GENERIC_SOURCES = sorted(SOURCES)
 
 
 wildcard_constraints:
@@ -48,7 +50,11 @@ def dataset_inputs(wildcards):
             "prices_manifest": "data/raw/yahoo/manifest.json",
             "sp500_manifest": "data/raw/sp500/manifest.json",
         }
-    raise ValueError(f"no dataset inputs defined for task {wildcards.task}")
+    inputs = {}
+    for source in TASK_SOURCES[wildcards.task]:
+        inputs[source] = f"data/raw/{source}/data.parquet"
+        inputs[f"{source}_manifest"] = f"data/raw/{source}/manifest.json"
+    return inputs
 
 
 def grounding_inputs(wildcards):

@@ -38,6 +38,25 @@ rule fetch_yahoo:
         "../workflow/scripts/fetch_yahoo.py"
 
 
+rule fetch_source:
+    output:
+        table="data/raw/{source}/data.parquet",
+        manifest="data/raw/{source}/manifest.json",
+    wildcard_constraints:
+        source="|".join(GENERIC_SOURCES),
+    params:
+        snapshot_dir=SNAPSHOT_DIR,
+        source_config=lambda wildcards: config["sources"].get(wildcards.source, {}),
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fetch_source/{source}.log",
+    benchmark:
+        "benchmarks/out/fetch_source/{source}.tsv"
+    script:
+        "../workflow/scripts/fetch_source.py"
+
+
 rule build_dataset:
     input:
         unpack(dataset_inputs),
@@ -47,6 +66,7 @@ rule build_dataset:
         manifest="results/datasets/{task}.manifest.json",
     params:
         task_config=lambda wildcards: config["tasks"][wildcards.task],
+        knowledge_cutoffs={name: config["models"][name]["knowledge_cutoff"] for name in MODELS},
     conda:
         "../environment.yml"
     log:

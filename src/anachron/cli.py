@@ -35,16 +35,17 @@ def _print_frame(df, fmt: str) -> None:
         sys.stdout.write((df.to_markdown(index=False) if len(df) else "(no rows)") + "\n")
 
 
-def _cmd_query(args: argparse.Namespace) -> int:
+def _read(args: argparse.Namespace, fn) -> int:
+    """Open the database read-only, run ``fn(con) -> DataFrame``, print it."""
     import duckdb
 
     from anachron.store import connect_readonly
 
     con = connect_readonly(args.db)
     try:
-        df = con.execute(args.sql).df()
+        df = fn(con)
     except duckdb.Error as exc:
-        print(f"anachron query: {exc}", file=sys.stderr)
+        print(f"anachron {args.command}: {exc}", file=sys.stderr)
         return 2
     finally:
         con.close()
@@ -52,32 +53,24 @@ def _cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_query(args: argparse.Namespace) -> int:
+    return _read(args, lambda con: con.execute(args.sql).df())
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     from anachron.report.tables import format_main, main_table
-    from anachron.store import connect_readonly
 
-    con = connect_readonly(args.db)
-    try:
-        df = format_main(main_table(con))
-    finally:
-        con.close()
-    _print_frame(df, args.format)
-    return 0
+    return _read(args, lambda con: format_main(main_table(con)))
 
 
 def _cmd_tables(args: argparse.Namespace) -> int:
-    from anachron.store import connect_readonly
+    import pandas as pd
 
-    con = connect_readonly(args.db)
-    try:
+    def tables(con):
         names = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall()]
-        import pandas as pd
+        return pd.DataFrame([{"table": n, "rows": con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0]} for n in names])
 
-        rows = [{"table": n, "rows": con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0]} for n in names]
-    finally:
-        con.close()
-    _print_frame(pd.DataFrame(rows), args.format)
-    return 0
+    return _read(args, tables)
 
 
 def build_parser() -> argparse.ArgumentParser:

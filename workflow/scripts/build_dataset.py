@@ -8,7 +8,10 @@ sm = snakemake  # noqa: F821 (injected by Snakemake)
 
 with log_to(sm.log[0]) as log:
     instances, exclusions, manifest = build_task_dataset(
-        sm.wildcards.task, dict(sm.input.items()), dict(sm.params.task_config)
+        sm.wildcards.task,
+        dict(sm.input.items()),
+        dict(sm.params.task_config),
+        knowledge_cutoffs=dict(sm.params.knowledge_cutoffs),
     )
     write_parquet(instances, sm.output.instances)
     write_parquet(exclusions, sm.output.exclusions)

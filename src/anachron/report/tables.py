@@ -24,21 +24,18 @@ def main_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute("SELECT * FROM main_table").df()
 
 
-def _pct(v: float, lo: float | None = None, hi: float | None = None) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    s = f"{100 * v:.1f}"
-    if lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi)):
-        s += f" [{100 * lo:.1f}, {100 * hi:.1f}]"
-    return s
+def _isnan(v: float | None) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def _num(v: float, lo: float | None = None, hi: float | None = None) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+def _fmt(v: float | None, lo: float | None = None, hi: float | None = None, *, pct: bool = False) -> str:
+    """A value (as a percentage with one decimal, or with three decimals) and its CI."""
+    if _isnan(v):
         return "–"
-    s = f"{v:.3f}"
-    if lo is not None and hi is not None and not (math.isnan(lo) or math.isnan(hi)):
-        s += f" [{lo:.3f}, {hi:.3f}]"
+    scale, spec = (100.0, ".1f") if pct else (1.0, ".3f")
+    s = format(scale * v, spec)
+    if not (_isnan(lo) or _isnan(hi)):
+        s += f" [{format(scale * lo, spec)}, {format(scale * hi, spec)}]"
     return s
 
 
@@ -53,12 +50,12 @@ def format_main(df: pd.DataFrame) -> pd.DataFrame:
                 "Model": r.model,
                 "Split": r.split,
                 "n": int(r.n),
-                "OLR % [95% CI]": _pct(r.olr, r.olr_ci_low, r.olr_ci_high),
+                "OLR % [95% CI]": _fmt(r.olr, r.olr_ci_low, r.olr_ci_high, pct=True),
                 "n (OLR)": int(r.olr_n),
-                "Perf [95% CI]": _num(r.perf, r.perf_ci_low, r.perf_ci_high),
+                "Perf [95% CI]": _fmt(r.perf, r.perf_ci_low, r.perf_ci_high),
                 "n (Perf)": int(r.perf_n),
-                "Cov %": _pct(r.cov),
-                "Parse %": _pct(r.parse_rate),
+                "Cov %": _fmt(r.cov, pct=True),
+                "Parse %": _fmt(r.parse_rate, pct=True),
             }
         )
     return pd.DataFrame(rows)

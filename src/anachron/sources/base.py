@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import pandas as pd
 import requests
@@ -191,3 +191,22 @@ def normalize_ticker(ticker: str) -> str:
 def to_yahoo_symbol(ticker: str) -> str:
     """Yahoo Finance spelling of an S&P ticker (BRK.B -> BRK-B)."""
     return normalize_ticker(ticker).replace(".", "-")
+
+
+class SourceReader:
+    """Base of the reader classes: an injectable HTTP ``session``, an optional
+    ``snapshot_dir``, and the provenance ``manifest`` of the last ``read()``.
+
+    Subclasses implement ``read()`` and set ``self._manifest`` (a list of
+    :func:`anachron.io.manifest_entry` records) while reading.
+    """
+
+    def __init__(self, *, session: Any = None, snapshot_dir: str | os.PathLike[str] | None = None) -> None:
+        self.session = session
+        self.snapshot_dir = snapshot_dir
+        self._manifest: list[dict[str, Any]] = []
+
+    @property
+    def manifest(self) -> list[dict[str, Any]]:
+        """Provenance records of the last ``read()`` (empty before it)."""
+        return list(self._manifest)

@@ -28,6 +28,7 @@ import pandas as pd
 from anachron.io import manifest_entry, sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceError,
+    SourceReader,
     check_columns,
     find_snapshot_files,
     http_get,
@@ -107,7 +108,7 @@ def parse_membership(buf: io.IOBase | str | os.PathLike[str], name: str) -> pd.D
     return out.sort_values(["ticker", "start_date"], kind="mergesort").reset_index(drop=True)
 
 
-class SP500MembershipReader:
+class SP500MembershipReader(SourceReader):
     """S&P 500 membership spells, one row per (ticker, spell).
 
     ``read()`` returns columns ``ticker`` (str, S&P spelling), ``start_date`` and
@@ -125,16 +126,6 @@ class SP500MembershipReader:
     url = MEMBERSHIP_URL
     snapshot_rel = MEMBERSHIP_SNAPSHOT
 
-    def __init__(self, *, session: Any = None, snapshot_dir: str | os.PathLike[str] | None = None) -> None:
-        self.session = session
-        self.snapshot_dir = snapshot_dir
-        self._manifest: list[dict[str, Any]] = []
-
-    @property
-    def manifest(self) -> list[dict[str, Any]]:
-        """Provenance records of the last ``read()`` (empty before it)."""
-        return list(self._manifest)
-
     def read(self) -> pd.DataFrame:
         """Load the spells; see the class docstring."""
         buf, origin, sha = _fetch_or_open(self.session, self.snapshot_dir, self.url, self.snapshot_rel, "S&P 500 membership spells")
@@ -143,7 +134,7 @@ class SP500MembershipReader:
         return df
 
 
-class SP500ChangesReader:
+class SP500ChangesReader(SourceReader):
     """Dated S&P 500 index changes since 2019.
 
     ``read()`` returns columns ``date`` (datetime64[ns]), ``add`` and ``remove`` (str,
@@ -156,16 +147,6 @@ class SP500ChangesReader:
 
     url = CHANGES_URL
     snapshot_rel = CHANGES_SNAPSHOT
-
-    def __init__(self, *, session: Any = None, snapshot_dir: str | os.PathLike[str] | None = None) -> None:
-        self.session = session
-        self.snapshot_dir = snapshot_dir
-        self._manifest: list[dict[str, Any]] = []
-
-    @property
-    def manifest(self) -> list[dict[str, Any]]:
-        """Provenance records of the last ``read()`` (empty before it)."""
-        return list(self._manifest)
 
     def read(self) -> pd.DataFrame:
         """Load the changes; see the class docstring."""
@@ -241,7 +222,7 @@ def normalize_constituents(df: pd.DataFrame, as_of: Any, where: str) -> pd.DataF
     return out.drop_duplicates(["as_of", "ticker"], keep="first").reset_index(drop=True)
 
 
-class GICSSectorReader:
+class GICSSectorReader(SourceReader):
     """GICS sector (and company name) per S&P 500 member as listed on given dates.
 
     ``read()`` returns columns ``as_of`` (datetime64[ns], the date the list describes),
@@ -267,17 +248,10 @@ class GICSSectorReader:
         api_url: str = WIKIPEDIA_API_URL,
         page: str = WIKIPEDIA_PAGE,
     ) -> None:
-        self.session = session
-        self.snapshot_dir = snapshot_dir
+        super().__init__(session=session, snapshot_dir=snapshot_dir)
         self.dates = list(dates) if dates is not None else None
         self.api_url = api_url
         self.page = page
-        self._manifest: list[dict[str, Any]] = []
-
-    @property
-    def manifest(self) -> list[dict[str, Any]]:
-        """Provenance records of the last read (empty before it)."""
-        return list(self._manifest)
 
     def read(self) -> pd.DataFrame:
         """All snapshot tables, or (live) the Wikipedia list on each of ``dates``."""

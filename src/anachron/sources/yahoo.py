@@ -28,6 +28,7 @@ import pandas as pd
 
 from anachron.io import manifest_entry, sha256_bytes, sha256_file
 from anachron.sources.base import (
+    SourceReader,
     SourceError,
     find_snapshot_files,
     normalize_ticker,
@@ -129,7 +130,7 @@ class _LogCollector(logging.Handler):
             pass
 
 
-class YahooPriceReader:
+class YahooPriceReader(SourceReader):
     """Daily OHLC, adjusted close and volume for a list of tickers over ``[start, end)``.
 
     Parameters
@@ -182,15 +183,8 @@ class YahooPriceReader:
         self.end = _as_timestamp(end, "end")
         if self.end <= self.start:
             raise ValueError(f"end ({self.end.date()}) must be after start ({self.start.date()}); end is exclusive")
-        self.session = session
-        self.snapshot_dir = snapshot_dir
+        super().__init__(session=session, snapshot_dir=snapshot_dir)
         self.timeout = timeout
-        self._manifest: list[dict[str, Any]] = []
-
-    @property
-    def manifest(self) -> list[dict[str, Any]]:
-        """Provenance records of the last :meth:`read` (empty before it)."""
-        return list(self._manifest)
 
     def read(self) -> pd.DataFrame:
         """Fetch (live) or load (snapshot) the prices; see the class docstring for the shape."""

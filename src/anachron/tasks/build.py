@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from collections import Counter
@@ -12,6 +13,7 @@ import pandas as pd
 
 from anachron.errors import ConfigError
 from anachron.io import sha256_file
+from anachron.sources.registry import TASK_SOURCES
 
 
 def _manifests(inputs: Mapping[str, str | os.PathLike[str]]) -> list[dict[str, Any]]:
@@ -23,16 +25,32 @@ def _manifests(inputs: Mapping[str, str | os.PathLike[str]]) -> list[dict[str, A
     return out
 
 
+def _skipped(inputs: Mapping[str, str | os.PathLike[str]]) -> dict[str, dict[str, int]]:
+    out = {}
+    for key, path in inputs.items():
+        if key.endswith("_manifest"):
+            skipped = json.loads(Path(path).read_text()).get("skipped_by_reason")
+            if skipped:
+                out[key.removesuffix("_manifest")] = skipped
+    return out
+
+
 def build_task_dataset(
-    task: str, inputs: Mapping[str, str | os.PathLike[str]], task_config: dict[str, Any]
+    task: str,
+    inputs: Mapping[str, str | os.PathLike[str]],
+    task_config: dict[str, Any],
+    *,
+    knowledge_cutoffs: Mapping[str, str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Return (instances, exclusions, manifest) for ``task``.
 
     Args:
         task: task name.
-        inputs: named input files (stock: ``prices``, ``membership``, ``sectors`` Parquet and
-            the raw ``*_manifest`` JSON files).
+        inputs: named input files (stock: ``prices``, ``membership``, ``sectors`` Parquet; other
+            tasks: one Parquet table per source name) and the raw ``*_manifest`` JSON files.
         task_config: the task's block of the validated config.
+        knowledge_cutoffs: model name -> ISO knowledge cutoff of every configured model
+            (control splits must lie after all of them).
 
     Raises:
         ConfigError: for an unknown task.
@@ -47,6 +65,10 @@ def build_task_dataset(
             task_config["windows"],
             seed=task_config["seed"],
         )
+    elif task in TASK_SOURCES:
+        tables = {k: pd.read_parquet(v) for k, v in inputs.items() if not k.endswith("_manifest")}
+        builder = getattr(importlib.import_module(f"anachron.tasks.{task}"), f"build_{task}_instances")
+        instances, exclusions = builder(tables, task_config, knowledge_cutoffs=dict(knowledge_cutoffs or {}))
     else:
         raise ConfigError(f"unknown task {task!r}")
     reason_col = "reason" if "reason" in exclusions.columns else None
@@ -56,5 +78,6 @@ def build_task_dataset(
         "exclusions_by_reason": dict(Counter(exclusions[reason_col])) if reason_col else {},
         "inputs": {k: {"path": str(v), "sha256": sha256_file(v)} for k, v in inputs.items()},
         "sources": _manifests(inputs),
+        "source_skipped_by_reason": _skipped(inputs),
     }
     return instances, exclusions, manifest

@@ -104,6 +104,9 @@ def dataset_report(frames: Mapping[str, pd.DataFrame], problems: list[str], mani
         if excl:
             lines += ["", f"## {task}: exclusions", ""]
             lines += [f"- {reason}: {n}" for reason, n in sorted(excl.items(), key=lambda kv: -kv[1])]
+        for source, skipped in (man.get("source_skipped_by_reason") or {}).items():
+            lines += ["", f"## {task}: rows skipped while reading {source}", ""]
+            lines += [f"- {reason}: {n}" for reason, n in sorted(skipped.items(), key=lambda kv: -kv[1])]
         sources = man.get("sources") or []
         if sources:
             lines += ["", f"## {task}: sources", ""]

@@ -6,7 +6,12 @@ from anachron.errors import ConfigError
 from anachron.tasks.base import Task
 
 #: Task names the workflow knows, mapped to "module:class".
-TASKS = {"stock": "anachron.tasks.stock:StockTask"}
+TASKS = {
+    "stock": "anachron.tasks.stock:StockTask",
+    "salary": "anachron.tasks.salary:SalaryTask",
+    "legal": "anachron.tasks.legal:LegalTask",
+    "forecast": "anachron.tasks.forecast:ForecastTask",
+}
 
 
 def get_task(name: str) -> Task:

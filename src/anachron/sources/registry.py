@@ -1,0 +1,48 @@
+"""The sources the generic ``fetch_source`` rule knows, by config name.
+
+Each maps to a module exposing ``fetch(*, snapshot_dir=None, session=None, **params)
+-> (DataFrame, manifest dict)``. ``yahoo`` and ``sp500`` have rules of their own
+(several tables, window-dependent tickers) and are not listed here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import pandas as pd
+
+from anachron.errors import ConfigError
+
+SOURCES = {
+    "nba": "anachron.sources.prosports",
+    "nhl": "anachron.sources.spotrac",
+    "oyez": "anachron.sources.oyez",
+    "scdb": "anachron.sources.scdb",
+    "courtlistener": "anachron.sources.courtlistener",
+    "forecastbench": "anachron.sources.forecastbench",
+    "edgar": "anachron.sources.edgar",
+}
+
+#: Which sources each task's dataset is built from.
+TASK_SOURCES = {
+    "salary": ("nba", "nhl"),
+    "legal": ("oyez", "scdb", "courtlistener"),
+    "forecast": ("forecastbench",),
+}
+
+
+def fetch_source(
+    name: str, *, snapshot_dir: str | os.PathLike[str] | None, params: dict[str, Any] | None = None
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Fetch (live) or import (snapshot) source ``name``; returns (table, manifest).
+
+    Raises:
+        ConfigError: for an unknown source name.
+        SourceError: when the source cannot deliver data (see the source module).
+    """
+    if name not in SOURCES:
+        raise ConfigError(f"unknown source {name!r}; known: {sorted(SOURCES)}")
+    module = importlib.import_module(SOURCES[name])
+    return module.fetch(snapshot_dir=snapshot_dir, **(params or {}))
