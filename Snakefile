@@ -26,4 +26,6 @@ rule all:
         "results/results.duckdb",
         "results/tables/main.md",
         "results/tables/main.tex",
+        # point-in-time company facts for verification and restatements (DESIGN §5, §6)
+        ["data/raw/edgar/data.parquet"] if config["sources"]["edgar"]["enabled"] else [],
     default_target: True

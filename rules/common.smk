@@ -7,7 +7,7 @@ from snakemake.exceptions import WorkflowError
 
 from anachron.config import check_ready, snapshot_dir, validate_config
 from anachron.errors import ConfigError
-from anachron.sources.registry import SOURCES, TASK_SOURCES
+from anachron.sources.registry import SOURCES, TASK_SOURCES, source_params
 
 try:
     validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")

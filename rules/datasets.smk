@@ -46,7 +46,7 @@ rule fetch_source:
         source="|".join(GENERIC_SOURCES),
     params:
         snapshot_dir=SNAPSHOT_DIR,
-        source_config=lambda wildcards: config["sources"].get(wildcards.source, {}),
+        source_config=lambda wildcards: source_params(config, wildcards.source),
     conda:
         "../environment.yml"
     log:

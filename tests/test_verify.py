@@ -152,3 +152,32 @@ def test_verify_run_one_row_per_evidence_item():
     assert list(claims["leaked"]) == [False, True]
     assert list(claims["cited"]) == [True, False]
     assert set(claims["layer"]) == {"declared", "rules"}
+
+
+def test_contract_grounding_flags_the_predicted_contract():
+    from anachron.verify.grounded import ContractGrounding
+
+    ctx = {"cutoff_date": "2019-06-30", "player": "Jordan Example", "signing_date": "2019-07-06",
+           "aav": 25_000_000.0, "total_value": 100_000_000.0, "years": 4}
+    g = ContractGrounding()
+    out = verify_claim("Example signed a 4-year, $100M deal with Boston.", "2019-05-01", dt.date(2019, 6, 30),
+                       instance=ctx, grounding=g)
+    assert out["leaked"] and out["category"] == "A4" and out["effective_date"] == "2019-07-06"
+    # a past contract of another size is not the outcome
+    past = verify_claim("Example signed a 2-year, $12M contract in 2017.", "2017-07-01", dt.date(2019, 6, 30),
+                        instance=ctx, grounding=g)
+    assert not past["leaked"] and past["layer"] != "grounded"
+
+
+def test_decision_grounding_flags_the_decision_not_lower_courts():
+    from anachron.verify.grounded import DecisionGrounding
+
+    ctx = {"cutoff_date": "2020-06-14", "case_name": "Smith v. Jones", "petitioner": "Alice Smith",
+           "respondent": "Bob Jones", "decision_date": "2020-06-15"}
+    g = DecisionGrounding()
+    out = verify_claim("In Smith v. Jones the Supreme Court ruled 6-3 for Smith.", "2020-01-10", dt.date(2020, 6, 14),
+                       instance=ctx, grounding=g)
+    assert out["leaked"] and out["category"] == "A4" and out["effective_date"] == "2020-06-15"
+    lower = verify_claim("The Ninth Circuit affirmed the judgment against Alice Smith.", "2019-03-01",
+                         dt.date(2020, 6, 14), instance=ctx, grounding=g)
+    assert not lower["leaked"] and lower["layer"] == "declared"

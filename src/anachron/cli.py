@@ -20,6 +20,7 @@ examples:
   anachron query "SELECT * FROM metrics WHERE metric = 'olr'"
   anachron query "SELECT verdict, layer, count(*) FROM claims GROUP BY ALL" --format csv
   anachron tables                                 # tables and row counts
+  anachron schema                                 # every config key with its default and meaning
 
 tables: instances, runs, llm_calls, completions, claims, instance_scores, metrics;
 view: main_table. The workflow: `snakemake --cores 2` builds results/results.duckdb.
@@ -100,7 +101,18 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tables", help="list the tables and their row counts")
     common(t)
     t.set_defaults(func=_cmd_tables)
+    sc = sub.add_parser("schema", help="print the full config JSON Schema (every key, default, description)")
+    sc.set_defaults(func=_cmd_schema)
     return parser
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from anachron.config import load_schema
+
+    sys.stdout.write(json.dumps(load_schema(), indent=2) + "\n")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import hashlib
+import importlib
 import json
 import os
 from pathlib import Path
@@ -26,9 +27,31 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "co
 SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
 
 
+SCHEMA_REF = "x-anachron-schema"
+
+
+def _resolve_refs(node: Any) -> Any:
+    """Replace ``{x-anachron-schema: "module:ATTR"}`` nodes by that module attribute (a dict)."""
+    if isinstance(node, dict):
+        if SCHEMA_REF in node:
+            module, attr = node[SCHEMA_REF].split(":")
+            sub = copy.deepcopy(getattr(importlib.import_module(module), attr))
+            sub.pop("$schema", None)
+            sub.setdefault("default", {})
+            return _resolve_refs(sub)
+        return {k: _resolve_refs(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_resolve_refs(v) for v in node]
+    return node
+
+
 def load_schema(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Load the config JSON Schema (YAML)."""
-    return yaml.safe_load(Path(path or SCHEMA_PATH).read_text())
+    """Load the config JSON Schema (YAML), with the per-task and per-source blocks merged in.
+
+    Blocks written as ``{x-anachron-schema: "module:ATTR"}`` are taken from the module that
+    implements the task or source, so each block has one definition, next to its code.
+    """
+    return _resolve_refs(yaml.safe_load(Path(path or SCHEMA_PATH).read_text()))
 
 
 def _with_defaults(validator_cls: type) -> type:
@@ -106,15 +129,23 @@ def model_spec(config: dict[str, Any], name: str):
 
 
 def check_ready(config: dict[str, Any]) -> None:
-    """Fail before any job starts if a configured model cannot be reached or loaded.
+    """Fail before any job starts if a configured model or source cannot be used.
 
     Raises:
         ConfigError: one message per problem found (missing environment variable for an
-            endpoint's key or URL, missing local model file); secrets are never printed.
+            endpoint's key or URL, missing local model file, live EDGAR without a
+            User-Agent); secrets are never printed.
     """
     from anachron.llm.providers import check_provider_ready
 
     problems = []
+    edgar = config["sources"]["edgar"]
+    if edgar["enabled"] and not snapshot_dir(config) and not os.environ.get("ANACHRON_SEC_USER_AGENT", "").strip():
+        problems.append(
+            "live SEC EDGAR fetching needs a User-Agent with a contact e-mail: set ANACHRON_SEC_USER_AGENT "
+            "(e.g. 'Jane Doe research jane@example.org'), or set sources.edgar.enabled: false, "
+            "or point snapshot_dir at a snapshot"
+        )
     for name in config["run"]["models"]:
         try:
             check_provider_ready(model_spec(config, name))

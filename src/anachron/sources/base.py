@@ -198,13 +198,15 @@ class SourceReader:
     ``snapshot_dir``, and the provenance ``manifest`` of the last ``read()``.
 
     Subclasses implement ``read()`` and set ``self._manifest`` (a list of
-    :func:`anachron.io.manifest_entry` records) while reading.
+    :func:`anachron.io.manifest_entry` records) while reading; rows they drop are counted
+    in ``skipped_by_reason`` (reason code -> count).
     """
 
     def __init__(self, *, session: Any = None, snapshot_dir: str | os.PathLike[str] | None = None) -> None:
         self.session = session
         self.snapshot_dir = snapshot_dir
         self._manifest: list[dict[str, Any]] = []
+        self.skipped_by_reason: dict[str, int] = {}
 
     @property
     def manifest(self) -> list[dict[str, Any]]:

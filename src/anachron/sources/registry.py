@@ -33,6 +33,20 @@ TASK_SOURCES = {
 }
 
 
+#: Config blocks that hold a source's fetch settings, where not ``sources.<name>``.
+SOURCE_CONFIG_PATH = {"forecastbench": ("tasks", "forecast")}
+#: Keys of a source block that steer the workflow, not the fetch.
+WORKFLOW_KEYS = ("enabled",)
+
+
+def source_params(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """The keyword arguments for source ``name``'s ``fetch`` from a validated config."""
+    block: Any = config
+    for key in SOURCE_CONFIG_PATH.get(name, ("sources", name)):
+        block = block.get(key, {})
+    return {k: v for k, v in dict(block).items() if k not in WORKFLOW_KEYS}
+
+
 def fetch_source(
     name: str, *, snapshot_dir: str | os.PathLike[str] | None, params: dict[str, Any] | None = None
 ) -> tuple[pd.DataFrame, dict[str, Any]]:

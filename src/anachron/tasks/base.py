@@ -13,6 +13,7 @@ wording is the project's own.
 from __future__ import annotations
 
 import json
+import math
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -62,6 +63,44 @@ def three_step_system_prompt(*, role: str, goal: str, cutoff_date: str, date_hin
     )
 
 
+def validate_probability(prediction: Any) -> float:
+    """A probability in [0, 1] from a model's prediction (a number or a numeric string).
+
+    Raises:
+        ValueError: for booleans, None, non-numbers, NaN/inf, or values outside [0, 1]
+            (llama.cpp's grammar does not enforce ``minimum``/``maximum``).
+    """
+    if isinstance(prediction, bool) or prediction is None:
+        raise ValueError(f"probability must be a number, got {prediction!r}")
+    if isinstance(prediction, str):
+        try:
+            prediction = float(prediction.strip())
+        except ValueError as exc:
+            raise ValueError(f"probability must be a number, got {prediction!r}") from exc
+    try:
+        p = float(prediction)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"probability must be a number, got {type(prediction).__name__}") from exc
+    if not math.isfinite(p) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"probability must be in [0, 1], got {prediction!r}")
+    return p
+
+
+def brier_perf(probability: float, outcome: int | float | bool) -> float:
+    """Perf of a probability for a binary outcome: ``1 - (p - y)^2`` (1 - Brier score), in [0, 1].
+
+    DESIGN §3 (legal, forecast); TEMPO paper App. B.3.
+
+    Raises:
+        ValueError: for p outside [0, 1] or not finite, or y not 0/1.
+    """
+    p = validate_probability(probability)
+    y = float(outcome)
+    if y not in (0.0, 1.0):
+        raise ValueError(f"outcome must be 0 or 1, got {outcome!r}")
+    return 1.0 - (p - y) ** 2
+
+
 class Task(ABC):
     """One prediction task (DESIGN §3). Subclasses are stateless."""
 
@@ -92,3 +131,14 @@ class Task(ABC):
     def grounding_context(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
         """What the grounded verifier layer needs to know about an instance (cutoff at least)."""
         return {"cutoff_date": row["cutoff_date"], **self.entities(row)}
+
+
+class ProbabilityTask(Task):
+    """A task whose prediction is a probability in [0, 1] scored by :func:`brier_perf`."""
+
+    def prediction_schema(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
+        # llama.cpp does not enforce minimum/maximum; validate_prediction checks the range.
+        return {"type": "number", "minimum": 0, "maximum": 1}
+
+    def validate_prediction(self, row: pd.Series | dict[str, Any], prediction: Any) -> float:
+        return validate_probability(prediction)

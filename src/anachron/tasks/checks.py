@@ -4,7 +4,8 @@ Checked for every task: required columns; unique instance ids; every cutoff an
 ISO ``YYYY-MM-DD`` date; known split names; labels and inputs valid JSON; no
 overlap between train and eval (instance ids, and per task: stock windows must
 not overlap in time and no company group may repeat across splits); control
-instances after every configured model's knowledge cutoff. A violation fails the
+instances after every configured model's knowledge cutoff; salary player-years and
+legal case names / dockets not shared between train and eval. A violation fails the
 workflow; the report lists counts per task and split.
 """
 
@@ -69,7 +70,20 @@ def check_instances(task: str, df: pd.DataFrame, knowledge_cutoffs: Mapping[str,
             )
     if task == "stock":
         problems += _stock_overlap(df)
+    elif task == "salary":
+        problems += _salary_overlap(df)
+    elif task == "legal":
+        from anachron.tasks.legal import legal_overlap_problems
+
+        problems += legal_overlap_problems(df)
     return problems
+
+
+def _salary_overlap(df: pd.DataFrame) -> list[str]:
+    inputs = df["inputs"].map(json.loads)
+    keys = inputs.map(lambda i: (str(i.get("player", "")).strip().lower(), i.get("year")))
+    shared = set(keys[df["split"] == "eval"]) & set(keys[df["split"] == "train"])
+    return [f"salary: {len(shared)} player-years appear in both train and eval (e.g. {sorted(shared)[:3]})"] if shared else []
 
 
 def _stock_overlap(df: pd.DataFrame) -> list[str]:

@@ -15,7 +15,8 @@ def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> G
 
     Args:
         task: task name.
-        inputs: named data files (stock: ``prices``, the long daily price table).
+        inputs: named data files (stock: ``prices``, the long daily price table; salary and
+            legal read everything they need from the instance's grounding context).
 
     Returns:
         A grounding object, or None when the task has no grounded checks yet.
@@ -24,4 +25,12 @@ def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> G
         from anachron.verify.grounded import PriceGrounding
 
         return PriceGrounding(pd.read_parquet(inputs["prices"], columns=["ticker", "date", "close", "adj_close"]))
+    if task == "salary":
+        from anachron.verify.grounded import ContractGrounding
+
+        return ContractGrounding()
+    if task == "legal":
+        from anachron.verify.grounded import DecisionGrounding
+
+        return DecisionGrounding()
     return None

@@ -188,3 +188,93 @@ def mentioned_tickers(fact: str, tickers: list[str], names: list[str]) -> list[s
 
 
 _GENERIC = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings", "plc", "ltd"}
+
+
+_MONEY = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|mil|m|billion|bn|b|k)?\b", re.I)
+_CONTRACT_WORDS = re.compile(r"\b(sign(?:ed|s|ing)?|contract|deal|agree(?:d|ment)|extension|re-signed|inked|aav|per year|annually)\b", re.I)
+_DECISION_WORDS = re.compile(
+    r"\b(ruled|rules|held|holds|decided|decision|reversed|affirmed|vacated|remanded|sided with|in favou?r of|"
+    r"majority|dissent(?:ed|ing)?|opinion of the court|\d-\d (?:vote|decision|ruling))\b",
+    re.I,
+)
+
+
+_LOWER_COURT = re.compile(r"\b(circuit|court of appeals|appeals court|district court|state supreme court|trial court)\b", re.I)
+_SUPREME = re.compile(r"\b(U\.?S\.? Supreme Court|the Supreme Court|Justices?|SCOTUS)\b")
+
+
+def _money_values(text: str) -> list[float]:
+    """Dollar amounts in ``text`` in USD ("$25.5M" -> 25_500_000)."""
+    scale = {"million": 1e6, "mil": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9, "k": 1e3}
+    out = []
+    for m in _MONEY.finditer(text):
+        v = float(m[1].replace(",", ""))
+        out.append(v * scale.get((m[2] or "").lower(), 1.0))
+    return out
+
+
+def _names_in(fact: str, names: list[str], *, surnames: bool = False) -> bool:
+    """True if ``fact`` mentions any of ``names`` in full (case-insensitive), or, with
+    ``surnames``, a capitalised last name of 4+ letters ("James" for "LeBron James")."""
+    low = fact.lower()
+    for name in names:
+        name = str(name or "").strip()
+        if not name:
+            continue
+        if name.lower() in low:
+            return True
+        last = name.split()[-1]
+        if surnames and len(last) >= 4 and re.search(rf"\b{re.escape(last)}\b", fact):
+            return True
+    return False
+
+
+class ContractGrounding:
+    """Grounded checks for the salary task: a claim that states the instance's own contract.
+
+    The instance context (``SalaryTask.grounding_context``) gives ``player``,
+    ``signing_date``, ``aav``, ``total_value`` and ``years``. A claim naming the player,
+    with contract words and a dollar amount within ``rel_tol`` of the AAV or total value,
+    is the outcome itself (category A4): leaked, dated at the signing date.
+    """
+
+    def __init__(self, rel_tol: float = 0.05):
+        self.rel_tol = rel_tol
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        player = instance.get("player")
+        if not player or not _names_in(fact, [player], surnames=True) or not _CONTRACT_WORDS.search(fact):
+            return None
+        targets = [v for v in (instance.get("aav"), instance.get("total_value")) if v]
+        for stated in _money_values(fact):
+            for target in targets:
+                if abs(stated - float(target)) <= self.rel_tol * float(target):
+                    day = dt.date.fromisoformat(instance["signing_date"])
+                    return GroundedVerdict(
+                        day,
+                        f"states the contract being predicted (${float(target):,.0f}, signed {day})",
+                        outcome=True,
+                        category="A4",
+                    )
+        return None
+
+
+class DecisionGrounding:
+    """Grounded checks for the legal task: a claim that states how the case was decided.
+
+    The context (``LegalTask.grounding_context``) gives ``case_name``, ``petitioner``,
+    ``respondent`` and ``decision_date``. A claim naming the case or a party together with
+    decision language ("ruled", "reversed", "affirmed", "a 5-4 decision", ...) states the
+    outcome (A4): leaked, dated at the decision date. Statements about the lower courts
+    ("the Ninth Circuit affirmed") are history, not the outcome, unless the Supreme Court
+    is named too.
+    """
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        names = [instance.get("case_name"), instance.get("petitioner"), instance.get("respondent")]
+        if not _names_in(fact, [n for n in names if n]) or not _DECISION_WORDS.search(fact):
+            return None
+        if _LOWER_COURT.search(fact) and not _SUPREME.search(fact):
+            return None
+        day = dt.date.fromisoformat(instance["decision_date"])
+        return GroundedVerdict(day, f"states the Court's decision in this case (decided {day})", outcome=True, category="A4")

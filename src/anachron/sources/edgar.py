@@ -1,0 +1,444 @@
+"""SEC EDGAR XBRL company facts, kept point in time (every filing's report of a value).
+
+Source: the SEC's XBRL "companyfacts" API (public domain),
+``https://data.sec.gov/api/xbrl/companyfacts/CIK##########.json`` (10-digit, zero-padded CIK),
+or a snapshot directory holding the same files as ``edgar/companyfacts/CIK##########.json``.
+The SEC requires every automated request to send a User-Agent that names the requester with a
+contact e-mail ("Sample Company Name AdminContact@example.com"); give it as ``user_agent`` or in
+the environment variable ``ANACHRON_SEC_USER_AGENT``. Requests are spaced to stay under the
+SEC's 10 requests/second limit.
+
+File layout: ``{cik, entityName, facts: {taxonomy: {concept: {label, description, units:
+{unit: [{start?, end, val, accn, fy, fp, form, filed, frame?}]}}}}}``. Each list entry is one
+filing's (``accn``) report of a value for a period (``start``..``end``; no ``start`` for an
+instant such as a balance). A later filing that reports the same (concept, unit, period) again
+— next year's 10-K repeating it as a comparative, a 10-K/A or 10-Q/A amending it — is a
+*revision*, kept as its own row, never an overwrite.
+
+Output of :func:`fetch` / :meth:`CompanyFactsReader.read`: one row per reported fact, sorted
+by ``cik, taxonomy, concept, unit, start, end, filed, accn``::
+
+    cik            int64   SEC central index key
+    entity_name    str
+    taxonomy       str     us-gaap, dei, ifrs-full, srt, ...
+    concept        str     e.g. Revenues
+    label          str|None  the concept's label in the file
+    unit           str     USD, shares, USD/shares, pure, ...
+    val            float64 reported value (in ``unit``)
+    start          str|None  ISO period start (None for instants)
+    end            str     ISO period end (or instant)
+    fy             Int64   fiscal year of the filing (nullable)
+    fp             str|None  FY, Q1..Q4
+    form           str     10-K, 10-Q, 10-K/A, 8-K, ...
+    filed          str     ISO date the filing was filed (when the value became public)
+    accn           str     accession number of the filing
+    frame          str|None  calendar frame the SEC assigned (CY2019Q3I, ...), at most one row per frame
+    first_filed    str     earliest ``filed`` among reports of this (cik, taxonomy, concept, unit, start, end)
+    revision       int64   0 for the first report of that period, 1, 2, ... for later reports (by filed, accn)
+    value_changed  bool    revision > 0 and ``val`` differs from the previous report's
+    restates       str|None  accn of the previous report when ``value_changed`` (a restatement link)
+
+Skipped rows are counted in the manifest's ``skipped_by_reason``: ``bad_date`` (end/filed
+not a date, or start unparseable), ``bad_value`` (val not a finite number),
+``duplicate_fact`` (a second identical report of the same period in the same filing).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+import requests
+
+from anachron.io import manifest_entry, sha256_bytes, sha256_file, utc_now
+from anachron.sources.base import (
+    SourceReader,
+    SourceError,
+    find_snapshot_files,
+    make_session,
+    resolve_snapshot_dir,
+    snapshot_hint,
+)
+
+log = logging.getLogger(__name__)
+
+SOURCE = "edgar"
+COMPANYFACTS_URL = "https://data.sec.gov/api/xbrl/companyfacts/CIK{cik:010d}.json"
+SNAPSHOT_PATTERN = "edgar/companyfacts/CIK*.json"
+SNAPSHOT_LAYOUT = "edgar/companyfacts/CIK##########.json"
+#: Environment variable holding the SEC User-Agent (name and contact e-mail).
+USER_AGENT_ENV = "ANACHRON_SEC_USER_AGENT"
+#: Companies read live when none are named (those of the shared snapshot): Apple, NVIDIA, Tesla, Alphabet.
+DEFAULT_CIKS = (320193, 1045810, 1318605, 1652044)
+#: Seconds between two SEC requests (SEC allows at most 10 per second).
+MIN_INTERVAL = 0.12
+
+KEY_COLUMNS = ["cik", "taxonomy", "concept", "unit", "start", "end"]
+COLUMNS = [
+    "cik",
+    "entity_name",
+    "taxonomy",
+    "concept",
+    "label",
+    "unit",
+    "val",
+    "start",
+    "end",
+    "fy",
+    "fp",
+    "form",
+    "filed",
+    "accn",
+    "frame",
+    "first_filed",
+    "revision",
+    "value_changed",
+    "restates",
+]
+FACT_KEYS = ("end", "val", "accn", "form", "filed")
+FILE_KEYS = ("cik", "facts")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_CIK_FILE = re.compile(r"^CIK(\d{10})\.json$")
+
+
+def _cik(value: Any) -> int:
+    text = str(value).strip().upper().removeprefix("CIK")
+    if not text.isdigit() or int(text) <= 0 or len(text) > 10:
+        raise ValueError(f"CIK {value!r} is not a positive number of at most 10 digits")
+    return int(text)
+
+
+def _day(value: Any) -> str | None:
+    if not isinstance(value, str) or not _ISO_DAY.match(value):
+        return None
+    try:
+        pd.Timestamp(value)
+    except ValueError:
+        return None
+    return value
+
+
+def parse_companyfacts(data: bytes | str | dict, name: str, counts: Counter | None = None) -> pd.DataFrame:
+    """Parse one companyfacts JSON into fact rows (columns :data:`COLUMNS` up to ``frame``).
+
+    ``name`` labels the file in errors. Rows with a bad date or value are skipped and added to
+    ``counts`` (``bad_date``, ``bad_value``). Revision columns are not added here (see
+    :func:`add_revisions`).
+
+    Raises :class:`SourceError` naming the file (and concept) when the JSON is invalid or a
+    required key (``cik``, ``facts``; per fact ``end, val, accn, form, filed``) is missing.
+    """
+    counts = counts if counts is not None else Counter()
+    if isinstance(data, dict):
+        obj = data
+    else:
+        try:
+            obj = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SourceError(f"{name}: not valid JSON ({exc}); replace it with an SEC companyfacts file.") from exc
+    if not isinstance(obj, dict):
+        raise SourceError(f"{name}: expected a JSON object; the file is not an SEC companyfacts file.")
+    missing = [k for k in FILE_KEYS if k not in obj]
+    if missing:
+        raise SourceError(
+            f"{name}: missing required key(s) {', '.join(missing)} (found: {', '.join(map(str, obj)) or 'none'}); "
+            "the file is not an SEC companyfacts file — replace it."
+        )
+    cik = _cik(obj["cik"])
+    entity = str(obj.get("entityName") or "")
+    rows: list[tuple] = []
+    for taxonomy, concepts in (obj["facts"] or {}).items():
+        for concept, body in (concepts or {}).items():
+            where = f"{name} ({taxonomy}:{concept})"
+            if not isinstance(body, dict) or "units" not in body:
+                raise SourceError(f"{where}: missing required key units; the file is not an SEC companyfacts file.")
+            label = body.get("label")
+            for unit, facts in (body["units"] or {}).items():
+                for fact in facts:
+                    absent = [k for k in FACT_KEYS if k not in fact]
+                    if absent:
+                        raise SourceError(
+                            f"{where} unit {unit}: a fact lacks required key(s) {', '.join(absent)} "
+                            f"(found: {', '.join(fact)}); the file is not an SEC companyfacts file."
+                        )
+                    end, filed = _day(fact["end"]), _day(fact["filed"])
+                    start = fact.get("start")
+                    start_day = None if start is None else _day(start)
+                    if end is None or filed is None or (start is not None and start_day is None):
+                        counts["bad_date"] += 1
+                        continue
+                    val = fact["val"]
+                    if isinstance(val, bool) or not isinstance(val, (int, float)) or not math.isfinite(val):
+                        counts["bad_value"] += 1
+                        continue
+                    fy = fact.get("fy")
+                    rows.append(
+                        (
+                            cik,
+                            entity,
+                            str(taxonomy),
+                            str(concept),
+                            None if label is None else str(label),
+                            str(unit),
+                            float(val),
+                            start_day,
+                            end,
+                            int(fy) if isinstance(fy, (int, float)) and not isinstance(fy, bool) and fy == fy else None,
+                            None if fact.get("fp") is None else str(fact["fp"]),
+                            str(fact["form"]),
+                            filed,
+                            str(fact["accn"]),
+                            None if fact.get("frame") is None else str(fact["frame"]),
+                        )
+                    )
+    df = pd.DataFrame(rows, columns=COLUMNS[:15])
+    df["cik"] = df["cik"].astype("int64")
+    df["val"] = df["val"].astype("float64")
+    df["fy"] = df["fy"].astype("Int64")
+    return df
+
+
+def add_revisions(facts: pd.DataFrame, counts: Counter | None = None) -> pd.DataFrame:
+    """Order each period's reports in time and add ``first_filed, revision, value_changed, restates``.
+
+    A period is (cik, taxonomy, concept, unit, start, end). Its reports are ordered by
+    ``filed``, then ``accn``, then ``val``; the first is revision 0. ``value_changed`` is True
+    when a report's value differs from the previous report's, and then ``restates`` holds the
+    previous report's ``accn``. Exact repeats (same period, accn, val, form, filed, fy, fp) are
+    dropped and counted as ``duplicate_fact``. Returns a new frame sorted by period and time.
+    """
+    counts = counts if counts is not None else Counter()
+    df = facts.copy()
+    dup = df.duplicated(KEY_COLUMNS + ["accn", "val", "form", "filed", "fy", "fp"], keep="first")
+    counts["duplicate_fact"] += int(dup.sum())
+    df = df.loc[~dup]
+    order = KEY_COLUMNS + ["filed", "accn", "val"]
+    sort_key = df[order].copy()
+    sort_key["start"] = sort_key["start"].fillna("")  # instants first, NaN-safe
+    df = df.loc[sort_key.sort_values(order, kind="mergesort").index].reset_index(drop=True)
+    group_key = [df["cik"], df["taxonomy"], df["concept"], df["unit"], df["start"].fillna(""), df["end"]]
+    grouped = df.groupby(group_key, sort=False)
+    df["first_filed"] = grouped["filed"].transform("min").astype("str")
+    df["revision"] = grouped.cumcount().astype("int64")
+    prev_val = grouped["val"].shift(1)
+    prev_accn = grouped["accn"].shift(1)
+    changed = (df["revision"] > 0) & (df["val"] != prev_val)
+    df["value_changed"] = changed.astype(bool)
+    df["restates"] = prev_accn.where(changed, None)
+    return df[COLUMNS]
+
+
+def as_of(facts: pd.DataFrame, date: Any) -> pd.DataFrame:
+    """The value of every (company, concept, unit, period) as known on ``date``.
+
+    Pure function over a :data:`COLUMNS` frame (as from :func:`fetch`): keeps the reports
+    filed on or before ``date`` (a date string, ``date`` or Timestamp; same-day filings count
+    as known) and, per period, the latest of them (highest ``revision``). Periods first
+    reported after ``date`` are absent. Returns the selected rows (all columns), sorted by
+    period, with a fresh index.
+
+    Raises ``ValueError`` when ``date`` is not a date, :class:`SourceError` when a column is missing.
+    """
+    from anachron.sources.base import check_columns
+
+    check_columns(facts, KEY_COLUMNS + ["filed", "revision"], "EDGAR facts")
+    try:
+        day = pd.Timestamp(date)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"as_of date {date!r} is not a date (use ISO YYYY-MM-DD)") from exc
+    if day is pd.NaT:
+        raise ValueError(f"as_of date {date!r} is not a date (use ISO YYYY-MM-DD)")
+    if day.tzinfo is not None:
+        day = day.tz_convert("UTC").tz_localize(None)
+    known = facts.loc[pd.to_datetime(facts["filed"]) <= day.normalize()]
+    if known.empty:
+        return known.reset_index(drop=True)
+    key = [known["cik"], known["taxonomy"], known["concept"], known["unit"], known["start"].fillna(""), known["end"]]
+    latest = known.groupby(key, sort=False)["revision"].transform("max")
+    out = known.loc[known["revision"] == latest]
+    sort_key = out[KEY_COLUMNS].copy()
+    sort_key["start"] = sort_key["start"].fillna("")
+    return out.loc[sort_key.sort_values(KEY_COLUMNS, kind="mergesort").index].reset_index(drop=True)
+
+
+def restatement_links(facts: pd.DataFrame) -> pd.DataFrame:
+    """Rows whose value differs from the previous report of the same period (``value_changed``).
+
+    Each row links a later filing (``accn``, ``filed``, new ``val``) to the filing it restates
+    (``restates``); the previous value is added as ``previous_val``.
+    """
+    prev = facts.groupby(
+        [facts["cik"], facts["taxonomy"], facts["concept"], facts["unit"], facts["start"].fillna(""), facts["end"]], sort=False
+    )["val"].shift(1)
+    out = facts.assign(previous_val=prev)
+    return out.loc[out["value_changed"].astype(bool)].reset_index(drop=True)
+
+
+def sec_user_agent(user_agent: str | None = None) -> str:
+    """The SEC User-Agent to send: ``user_agent``, else ``$ANACHRON_SEC_USER_AGENT``.
+
+    Raises :class:`SourceError` when neither is set or the value has no contact e-mail
+    (the SEC refuses anonymous automated requests).
+    """
+    ua = (user_agent or os.environ.get(USER_AGENT_ENV) or "").strip()
+    if not ua or not re.search(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}", ua):
+        raise SourceError(
+            "SEC EDGAR requires a User-Agent naming you with a contact e-mail, e.g. "
+            f"'Jane Doe research jane@example.org'; set the environment variable {USER_AGENT_ENV} "
+            f"(or pass user_agent). {snapshot_hint(SNAPSHOT_LAYOUT)}"
+        )
+    return ua
+
+
+class CompanyFactsReader(SourceReader):
+    """All XBRL facts of the given companies, one row per filing's report (point in time).
+
+    Parameters
+    ----------
+    ciks:
+        Central index keys (ints or strings, with or without ``CIK`` and zero padding).
+        ``None``: every ``edgar/companyfacts/CIK##########.json`` in the snapshot; live,
+        :data:`DEFAULT_CIKS`.
+    session:
+        ``requests.Session`` for live reads (tests inject one replaying recordings);
+        ``None`` builds one with retries.
+    snapshot_dir:
+        Directory holding ``edgar/companyfacts/``; ``None`` falls back to
+        ``$ANACHRON_SNAPSHOT_DIR``, then to the live API.
+    user_agent:
+        SEC User-Agent with contact e-mail (live only); default ``$ANACHRON_SEC_USER_AGENT``.
+    min_interval:
+        Seconds between live requests.
+
+    After :meth:`read`: :attr:`manifest` (one :func:`manifest_entry` per company file, with
+    ``cik`` and ``entity_name``) and :attr:`skipped_by_reason`.
+
+    Raises :class:`SourceError` from :meth:`read` for a missing User-Agent (live), an HTTP
+    failure (404 = unknown CIK), a missing snapshot file or a malformed file (naming the file
+    and the key); ``ValueError`` for a malformed CIK.
+    """
+
+    def __init__(
+        self,
+        ciks: Iterable[int | str] | None = None,
+        *,
+        session: Any = None,
+        snapshot_dir: str | os.PathLike[str] | None = None,
+        user_agent: str | None = None,
+        min_interval: float = MIN_INTERVAL,
+        timeout: float = 60.0,
+    ) -> None:
+        self.ciks = None if ciks is None else list(dict.fromkeys(_cik(c) for c in ciks))
+        if self.ciks is not None and not self.ciks:
+            raise ValueError("CompanyFactsReader needs at least one CIK")
+        super().__init__(session=session, snapshot_dir=snapshot_dir)
+        self.user_agent = user_agent
+        self.min_interval = float(min_interval)
+        self.timeout = timeout
+
+
+    def read(self) -> pd.DataFrame:
+        """Fetch or load, parse, and add revision columns; see the module docstring."""
+        snap = resolve_snapshot_dir(self.snapshot_dir)
+        counts: Counter = Counter()
+        frames, manifest = [], []
+        for data, name, origin, sha in (self._snapshot_files(snap) if snap is not None else self._live_files()):
+            df = parse_companyfacts(data, name, counts)
+            frames.append(df)
+            entity = df["entity_name"].iloc[0] if len(df) else ""
+            cik = int(df["cik"].iloc[0]) if len(df) else None
+            manifest.append(manifest_entry(origin, sha, len(df), source=SOURCE, kind="companyfacts", cik=cik, entity_name=entity))
+        facts = pd.concat(frames, ignore_index=True) if frames else parse_companyfacts({"cik": 1, "facts": {}}, "empty")
+        out = add_revisions(facts, counts)
+        self.skipped_by_reason = {k: int(v) for k, v in sorted(counts.items()) if v}
+        self._manifest = manifest
+        log.info(
+            "EDGAR companyfacts: %d facts of %d companies; %d revisions, %d value-changing; skipped %s",
+            len(out), len(frames), int((out["revision"] > 0).sum()), int(out["value_changed"].sum()), self.skipped_by_reason,
+        )
+        return out
+
+    def _snapshot_files(self, snap: Path):
+        if self.ciks is None:
+            paths = [p for p in find_snapshot_files(snap, SNAPSHOT_PATTERN) if _CIK_FILE.match(p.name)]
+            if not paths:
+                raise SourceError(f"no file named CIK##########.json under {str(snap / 'edgar' / 'companyfacts')!r}; {snapshot_hint(SNAPSHOT_LAYOUT)}")
+        else:
+            paths = []
+            for cik in self.ciks:
+                path = snap / "edgar" / "companyfacts" / f"CIK{cik:010d}.json"
+                if not path.is_file():
+                    raise SourceError(
+                        f"EDGAR companyfacts for CIK {cik}: {str(path)!r} not found in the snapshot directory; "
+                        f"drop the CIK or {snapshot_hint(SNAPSHOT_LAYOUT)}"
+                    )
+                paths.append(path)
+        for path in paths:
+            yield path.read_bytes(), str(path), f"snapshot:{path}", sha256_file(path)
+
+    def _live_files(self):
+        ua = sec_user_agent(self.user_agent)
+        session = self.session if self.session is not None else make_session()
+        last = 0.0
+        for cik in self.ciks if self.ciks is not None else list(DEFAULT_CIKS):
+            url = COMPANYFACTS_URL.format(cik=cik)
+            wait = self.min_interval - (time.monotonic() - last)
+            if wait > 0:
+                time.sleep(wait)
+            last = time.monotonic()
+            try:
+                response = session.get(url, headers={"User-Agent": ua, "Accept-Encoding": "gzip, deflate"}, timeout=self.timeout)
+            except requests.RequestException as exc:
+                raise SourceError(f"could not fetch EDGAR companyfacts for CIK {cik} from {url}: {exc}. {snapshot_hint(SNAPSHOT_LAYOUT)}") from exc
+            if response.status_code == 404:
+                raise SourceError(f"EDGAR has no companyfacts for CIK {cik} ({url} returned 404); check the CIK (config ciks).")
+            if response.status_code == 403:
+                raise SourceError(
+                    f"SEC refused {url} (403): it requires a descriptive User-Agent with a contact e-mail "
+                    f"({USER_AGENT_ENV}) and at most 10 requests per second. {snapshot_hint(SNAPSHOT_LAYOUT)}"
+                )
+            try:
+                response.raise_for_status()
+            except requests.RequestException as exc:
+                raise SourceError(f"could not fetch EDGAR companyfacts for CIK {cik} from {url}: {exc}. {snapshot_hint(SNAPSHOT_LAYOUT)}") from exc
+            yield response.content, url, url, sha256_bytes(response.content)
+
+
+def fetch(
+    *,
+    snapshot_dir: str | os.PathLike[str] | None = None,
+    session: Any = None,
+    ciks: Iterable[int | str] | None = None,
+    user_agent: str | None = None,
+    min_interval: float = MIN_INTERVAL,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The ``fetch_edgar`` entry point: all facts with revision columns, and a manifest.
+
+    Returns ``(facts, manifest)``; ``facts`` as in the module docstring, ``manifest`` =
+    ``{"sources": [...], "skipped_by_reason": {...}, "rows": n, "revisions": rows with
+    revision > 0, "value_changing_revisions": rows with value_changed, "companies": n,
+    "fetched_at": ...}``. The User-Agent is never written to the manifest.
+
+    Raises:
+        SourceError: see :class:`CompanyFactsReader`.
+    """
+    reader = CompanyFactsReader(ciks, session=session, snapshot_dir=snapshot_dir, user_agent=user_agent, min_interval=min_interval)
+    facts = reader.read()
+    manifest = {
+        "sources": reader.manifest,
+        "skipped_by_reason": reader.skipped_by_reason,
+        "rows": int(len(facts)),
+        "companies": int(facts["cik"].nunique()),
+        "revisions": int((facts["revision"] > 0).sum()),
+        "value_changing_revisions": int(facts["value_changed"].sum()),
+        "fetched_at": utc_now(),
+    }
+    return facts, manifest
