@@ -15,6 +15,7 @@ configfile: "config/config.yaml"
 
 include: "rules/common.smk"
 include: "rules/datasets.smk"
+include: "rules/retrieval.smk"
 include: "rules/inference.smk"
 include: "rules/scoring.smk"
 include: "rules/report.smk"
@@ -26,6 +27,7 @@ rule all:
         "results/results.duckdb",
         "results/tables/main.md",
         "results/tables/main.tex",
+        "results/tables/enforcement.md",
         # point-in-time company facts for verification and restatements (DESIGN §5, §6)
-        ["data/raw/edgar/data.parquet"] if config["sources"]["edgar"]["enabled"] else [],
+        ["data/raw/edgar/data.parquet"] if EDGAR else [],
     default_target: True

@@ -5,8 +5,9 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from anachron.config import check_ready, snapshot_dir, validate_config
+from anachron.config import check_ready, edgar_enabled, snapshot_dir, validate_config
 from anachron.errors import ConfigError
+from anachron.methods.registry import RETRIEVAL_METHODS
 from anachron.sources.registry import SOURCES, TASK_SOURCES, source_params
 
 try:
@@ -20,6 +21,7 @@ METHODS = config["run"]["methods"]
 MODELS = config["run"]["models"]
 SNAPSHOT_DIR = str(snapshot_dir(config) or "")
 GENERIC_SOURCES = sorted(SOURCES)
+EDGAR = edgar_enabled(config)
 
 
 wildcard_constraints:
@@ -28,16 +30,18 @@ wildcard_constraints:
     model="[A-Za-z0-9_.-]+",
 
 
+def method_tasks(method):
+    """The tasks a method runs on: methods.<m>.tasks (null = all of run.tasks)."""
+    only = config["methods"].get(method, {}).get("tasks")
+    return [t for t in TASKS if only is None or t in only]
+
+
+RUNS = [(t, m, mo) for m in METHODS for t in method_tasks(m) for mo in MODELS]
+
+
 def run_outputs(kind, suffix="parquet"):
-    """Paths of one per-run output kind for every task x method x model."""
-    return expand(
-        "results/{kind}/{task}/{method}/{model}.{suffix}",
-        kind=kind,
-        task=TASKS,
-        method=METHODS,
-        model=MODELS,
-        suffix=suffix,
-    )
+    """Paths of one per-run output kind for every configured task x method x model."""
+    return [f"results/{kind}/{t}/{m}/{mo}.{suffix}" for t, m, mo in RUNS]
 
 
 def dataset_inputs(wildcards):
@@ -55,6 +59,42 @@ def dataset_inputs(wildcards):
         inputs[source] = f"data/raw/{source}/data.parquet"
         inputs[f"{source}_manifest"] = f"data/raw/{source}/manifest.json"
     return inputs
+
+
+def corpus_inputs(wildcards):
+    """Raw tables the corpus is built from (EDGAR when enabled; dated news only from a snapshot,
+    since no public live news archive exists: live runs can use the hosted search backend)."""
+    inputs = {
+        "oyez": "data/raw/oyez/data.parquet",
+        "nba": "data/raw/nba/data.parquet",
+        "nhl": "data/raw/nhl/data.parquet",
+        "forecastbench": "data/raw/forecastbench/data.parquet",
+        "sp500_membership": "data/raw/sp500/membership.parquet",
+        "sp500_changes": "data/raw/sp500/changes.parquet",
+        "sp500_sectors": "data/raw/sp500/sectors.parquet",
+        "prices": "data/raw/yahoo/prices.parquet",
+    }
+    if EDGAR:
+        inputs["edgar"] = "data/raw/edgar/data.parquet"
+    if SNAPSHOT_DIR:
+        inputs["news"] = "data/raw/news/data.parquet"
+    return inputs
+
+
+def method_inputs(wildcards):
+    """Inputs of run_method: the instances, the dataset check, and the corpus for retrieval methods."""
+    inputs = {"instances": f"results/datasets/{wildcards.task}.parquet", "report": "results/datasets/report.md"}
+    if wildcards.method in RETRIEVAL_METHODS:
+        inputs["index"] = "results/corpus/bm25"
+        inputs["entities"] = "results/corpus/entities.parquet"
+    return inputs
+
+
+def method_sample(wildcards):
+    """Instances per split for a task x method: run.sample[task], capped by methods.<m>.sample."""
+    caps = [config["run"]["sample"].get(wildcards.task), config["methods"].get(wildcards.method, {}).get("sample")]
+    caps = [c for c in caps if c is not None]
+    return min(caps) if caps else None
 
 
 def grounding_inputs(wildcards):

@@ -4,17 +4,20 @@
 
 rule run_method:
     input:
-        instances="results/datasets/{task}.parquet",
-        report="results/datasets/report.md",
+        unpack(method_inputs),
     output:
         run="results/runs/{task}/{method}/{model}.parquet",
         calls="results/runs/{task}/{method}/{model}.calls.parquet",
+        tool_calls="results/runs/{task}/{method}/{model}.tool_calls.parquet",
         meta="results/runs/{task}/{method}/{model}.meta.json",
     params:
         model_config=lambda wildcards: config["models"][wildcards.model],
-        method_config=lambda wildcards: config["methods"].get(wildcards.method, {}),
+        method_config=lambda wildcards: {
+            k: v for k, v in config["methods"].get(wildcards.method, {}).items() if k not in ("sample", "tasks")
+        },
+        retrieval=config["retrieval"],
         splits=config["run"]["splits"],
-        sample=lambda wildcards: config["run"]["sample"].get(wildcards.task),
+        sample=method_sample,
         seed=config["seed"],
         cache_dir=config["cache_dir"],
     threads: 2

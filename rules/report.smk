@@ -7,6 +7,7 @@ rule render_tables:
     output:
         md="results/tables/main.md",
         tex="results/tables/main.tex",
+        enforcement="results/tables/enforcement.md",
     conda:
         "../environment.yml"
     log:

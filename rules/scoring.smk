@@ -40,6 +40,7 @@ rule load_results:
         instances=expand("results/datasets/{task}.parquet", task=TASKS),
         runs=run_outputs("runs"),
         calls=run_outputs("runs", "calls.parquet"),
+        tool_calls=run_outputs("runs", "tool_calls.parquet"),
         meta=run_outputs("runs", "meta.json"),
         claims=run_outputs("claims"),
         scores=run_outputs("scores"),

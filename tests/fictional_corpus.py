@@ -98,7 +98,7 @@ class FakeValidity:
 
     def __init__(self, entities: pd.DataFrame = ENTITIES):
         self.spells = {
-            r.entity: (dt.date.fromisoformat(r.valid_from), dt.date.fromisoformat(r.valid_to) if r.valid_to else None)
+            r.entity: (dt.date.fromisoformat(r.valid_from), dt.date.fromisoformat(r.valid_to) if isinstance(r.valid_to, str) else None)
             for r in entities.itertuples(index=False)
         }
 
@@ -142,7 +142,8 @@ class FakeSearch:
         scored.sort(key=lambda t: (t[0], t[1]))
         return [
             SearchHit(doc_id=r.doc_id, title=r.title, snippet=r.text, published_at=r.published_at, score=float(-s),
-                      source=r.source, entities=tuple(json.loads(r.entities)), restates=r.restates)
+                      source=r.source, entities=tuple(json.loads(r.entities)),
+                      restates=r.restates if isinstance(r.restates, str) else None)
             for s, _, r in scored[:k]
         ]
 

@@ -54,3 +54,16 @@ def test_bootstrap_ci_properties():
     assert bootstrap_ci(np.array([0.3]), n_resamples=100) == (0.3, 0.3)
     assert all(np.isnan(bootstrap_ci(np.array([np.nan]))))
     assert bootstrap_ci(v, seed=3, n_resamples=500) == bootstrap_ci(v, seed=3, n_resamples=500)
+
+
+def test_samples_are_seeded_and_nested():
+    from anachron.methods.runner import sample_instances
+
+    df = pd.DataFrame({"instance_id": [f"i{k:03d}" for k in range(50)], "split": ["eval"] * 40 + ["control"] * 10})
+    a = sample_instances(df, ["eval"], 10, seed=1)
+    b = sample_instances(df, ["eval"], 20, seed=1)
+    assert len(a) == 10 and set(a["instance_id"]) <= set(b["instance_id"])
+    assert a.equals(sample_instances(df.sample(frac=1, random_state=3), ["eval"], 10, seed=1))
+    both = sample_instances(df, ["eval", "control"], 5, seed=1)
+    assert both["split"].value_counts().to_dict() == {"eval": 5, "control": 5}
+    assert len(sample_instances(df, ["eval"], None, seed=1)) == 40

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,14 +29,26 @@ def workflow_run(fixture_snapshot, tmp_path_factory):
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     del llama_cpp
     work = tmp_path_factory.mktemp("workflow")
+    snapshot = work / "snapshot"
+    shutil.copytree(fixture_snapshot, snapshot)  # synthetic yahoo/ and sp500/
+    fixtures = REPO / "tests" / "fixtures"
+    for name in ("nba", "nhl", "oyez", "scdb", "courts"):  # the source tests' hand-written fixtures
+        shutil.copytree(fixtures / "snapshots" / name, snapshot / name)
+    for name in ("forecastbench", "edgar"):
+        shutil.copytree(fixtures / name, snapshot / name)
+    shutil.copytree(fixtures / "news" / "news", snapshot / "news")
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config["snapshot_dir"] = str(fixture_snapshot)
+    config["snapshot_dir"] = str(snapshot)
     config["cache_dir"] = str(work / "cache")
     config["tasks"]["stock"]["windows"] = [
         {"name": "fixture", "split": "eval", "start": "2019-12-01", "end": "2020-06-01", "n": 3,
          "affected_sectors": ["Energy"]}
     ]
-    config["run"]["sample"] = {"stock": 2}
+    config["run"]["sample"] = {"stock": 2, "salary": 1, "legal": 1, "forecast": 1}
+    config["tasks"]["legal"] = {"eval_size": 2, "first_term": 2014, "last_term": 2023}
+    config["tasks"]["forecast"] = {"question_sets": ["2023-05-07-human.json", "2025-02-09-llm.json"]}
+    for method in ("rag", "rag_unrestricted"):
+        config["methods"][method].update(sample=1, tasks=["stock"])
     config["models"]["smollm2"]["params"]["max_tokens"] = 300
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     first = _snakemake(work)
@@ -53,7 +66,9 @@ def test_outputs_and_database(workflow_run):
     ).df().set_index("metric")
     assert {"olr", "perf", "cov", "parse_rate"} <= set(metrics.index)
     assert metrics.loc["parse_rate", "n"] == 2
-    inst = con.execute("SELECT * FROM instances").df()
+    tasks = {r[0] for r in con.execute("SELECT DISTINCT task FROM metrics").fetchall()}
+    assert tasks == {"stock", "salary", "legal", "forecast"}
+    inst = con.execute("SELECT * FROM instances WHERE task = 'stock'").df()
     assert len(inst) == 3 and set(inst["cutoff_date"]) == {"2019-11-30"}
     tickers = set(inst["inputs"].str.extractall(r'"ticker": "(\w+)"')[0])
     assert "FXTR" not in tickers and "GOLF" not in tickers  # survivorship-free universe
@@ -64,8 +79,18 @@ def test_outputs_and_database(workflow_run):
         layers = {r[0] for r in con.execute("SELECT DISTINCT layer FROM claims").fetchall()}
         assert layers <= {"grounded", "rules", "declared", "none"}
         assert con.execute("SELECT count(*) FROM claims WHERE reason IS NULL").fetchone()[0] == 0
-    calls = con.execute("SELECT count(*), sum(cache_hit::INT) FROM llm_calls").fetchone()
-    assert calls == (2, 0)
+    n_instances = con.execute("SELECT sum(n_instances) FROM runs").fetchone()[0]
+    n_calls, n_uncached, n_keys = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE NOT cache_hit), count(DISTINCT cache_key) FROM llm_calls"
+    ).fetchone()
+    assert n_calls >= n_instances
+    assert n_uncached == n_keys  # a call is made once; repeats (shared RAG queries) are cache hits
+    tool_calls = con.execute("SELECT method, mode, count(*) FROM tool_calls GROUP BY ALL ORDER BY 1").fetchall()
+    assert [(m, mode) for m, mode, _ in tool_calls] == [("rag", "enforced"), ("rag_unrestricted", "unrestricted")]
+    assert con.execute("SELECT count(*) FROM metrics WHERE metric = 'tclr'").fetchone()[0] == 2
+    assert "Enforcement effect" in (work / "results" / "tables" / "enforcement.md").read_text()
+    assert (work / "results" / "datasets" / "report.md").read_text().count("VIOLATION") == 0
+    assert (work / "data" / "raw" / "edgar" / "data.parquet").exists()
     con.close()
 
 
@@ -76,5 +101,8 @@ def test_rerun_is_a_no_op_and_forced_rerun_hits_the_cache(workflow_run):
     assert "Nothing to be done" in dry.stdout + dry.stderr
     forced = _snakemake(work, "--forcerun", "run_method")
     assert forced.returncode == 0, forced.stderr[-3000:]
-    calls = pd.read_parquet(work / "results" / "runs" / "stock" / "temporal_hint" / "smollm2.calls.parquet")
-    assert len(calls) == 2 and calls["cache_hit"].all()
+    runs = [(t, "temporal_hint") for t in ("stock", "salary", "legal", "forecast")]
+    runs += [("stock", "rag"), ("stock", "rag_unrestricted")]
+    for task, method in runs:
+        calls = pd.read_parquet(work / "results" / "runs" / task / method / "smollm2.calls.parquet")
+        assert len(calls) >= 1 and calls["cache_hit"].all()

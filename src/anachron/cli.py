@@ -21,9 +21,10 @@ examples:
   anachron query "SELECT verdict, layer, count(*) FROM claims GROUP BY ALL" --format csv
   anachron tables                                 # tables and row counts
   anachron schema                                 # every config key with its default and meaning
+  anachron compare stock/rag_unrestricted/smollm2 stock/rag/smollm2 --metric tclr
 
-tables: instances, runs, llm_calls, completions, claims, instance_scores, metrics;
-view: main_table. The workflow: `snakemake --cores 2` builds results/results.duckdb.
+tables: instances, runs, llm_calls, completions, claims, tool_calls, instance_scores,
+trace_scores, metrics; view: main_table. The workflow: `snakemake --cores 2` builds results/results.duckdb.
 """
 
 
@@ -101,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tables", help="list the tables and their row counts")
     common(t)
     t.set_defaults(func=_cmd_tables)
+    from anachron.compare import add_compare_parser
+
+    add_compare_parser(sub)
+
     sc = sub.add_parser("schema", help="print the full config JSON Schema (every key, default, description)")
     sc.set_defaults(func=_cmd_schema)
     return parser

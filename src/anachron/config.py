@@ -139,8 +139,7 @@ def check_ready(config: dict[str, Any]) -> None:
     from anachron.llm.providers import check_provider_ready
 
     problems = []
-    edgar = config["sources"]["edgar"]
-    if edgar["enabled"] and not snapshot_dir(config) and not os.environ.get("ANACHRON_SEC_USER_AGENT", "").strip():
+    if config["sources"]["edgar"]["enabled"] is True and not snapshot_dir(config) and not _sec_user_agent():
         problems.append(
             "live SEC EDGAR fetching needs a User-Agent with a contact e-mail: set ANACHRON_SEC_USER_AGENT "
             "(e.g. 'Jane Doe research jane@example.org'), or set sources.edgar.enabled: false, "
@@ -153,6 +152,19 @@ def check_ready(config: dict[str, Any]) -> None:
             problems.append(str(exc))
     if problems:
         raise ConfigError("\n".join(problems))
+
+
+def _sec_user_agent() -> str:
+    return os.environ.get("ANACHRON_SEC_USER_AGENT", "").strip()
+
+
+def edgar_enabled(config: dict[str, Any]) -> bool:
+    """Whether the workflow imports SEC EDGAR facts: ``sources.edgar.enabled``, where null
+    (auto) means "when reading a snapshot or when a SEC User-Agent is configured"."""
+    enabled = config["sources"]["edgar"]["enabled"]
+    if enabled is None:
+        return bool(snapshot_dir(config) or _sec_user_agent())
+    return bool(enabled)
 
 
 def stable_hash(obj: Any) -> str:

@@ -5,7 +5,9 @@ temporary file next to the target and renames it into place, so readers never
 see a half-written database and an interrupted load leaves the old one intact.
 
 Tables: ``instances``, ``runs``, ``llm_calls``, ``completions``, ``claims``,
-``instance_scores``, ``metrics``. View: ``main_table`` (OLR / Perf / Cov / parse
+``tool_calls`` (one row per search call of a retrieval method), ``instance_scores``,
+``trace_scores`` (TCLR, survivorship, restatement, query intent per instance),
+``metrics`` (every aggregate, trace metrics included). View: ``main_table`` (OLR / Perf / Cov / parse
 rate side by side per task x method x model x split, as rendered in
 ``results/tables/main.md``).
 """
@@ -21,9 +23,21 @@ import duckdb
 import pandas as pd
 
 from anachron.io import atomic_path
+from anachron.methods.rag import TOOL_CALL_COLUMNS
 from anachron.metrics.core import METRIC_COLUMNS, aggregate
+from anachron.metrics.traces import TRACE_SCORE_COLUMNS, aggregate_traces, trace_instance_scores
 
-TABLES = ("instances", "runs", "llm_calls", "completions", "claims", "instance_scores", "metrics")
+TABLES = (
+    "instances",
+    "runs",
+    "llm_calls",
+    "completions",
+    "claims",
+    "tool_calls",
+    "instance_scores",
+    "trace_scores",
+    "metrics",
+)
 
 MAIN_TABLE_VIEW = """
 CREATE VIEW main_table AS
@@ -70,13 +84,15 @@ def write_database(
     llm_calls: Sequence[str | os.PathLike[str]],
     claims: Sequence[str | os.PathLike[str]],
     instance_scores: Sequence[str | os.PathLike[str]],
+    tool_calls: Sequence[str | os.PathLike[str]] = (),
     bootstrap: dict | None = None,
 ) -> dict[str, int]:
     """Build ``results.duckdb`` from the workflow's Parquet/JSON outputs, atomically.
 
     Args:
         path: target database file.
-        instances, completions, llm_calls, claims, instance_scores: Parquet files per table.
+        instances, completions, llm_calls, claims, instance_scores, tool_calls: Parquet files
+            per table (tool calls: empty files for methods that do not search).
         run_meta: run metadata JSON files (one per task/method/model).
         bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
 
@@ -92,9 +108,21 @@ def write_database(
         "instance_scores": _concat(instance_scores),
     }
     scores = frames["instance_scores"]
-    frames["metrics"] = (
-        aggregate(scores, **(bootstrap or {})) if len(scores) else pd.DataFrame(columns=METRIC_COLUMNS)
-    )
+    metrics = aggregate(scores, **(bootstrap or {})) if len(scores) else pd.DataFrame(columns=METRIC_COLUMNS)
+    calls = _concat(tool_calls)
+    if not len(calls.columns):
+        calls = pd.DataFrame(columns=TOOL_CALL_COLUMNS)
+    frames["tool_calls"] = calls
+    if len(calls):
+        runs = frames["completions"]
+        searched = runs.merge(calls[["task", "method", "model"]].drop_duplicates(), on=["task", "method", "model"])
+        traces = trace_instance_scores(calls, run=searched)
+    else:
+        traces = pd.DataFrame(columns=TRACE_SCORE_COLUMNS)
+    frames["trace_scores"] = traces
+    if len(traces):
+        metrics = pd.concat([metrics, aggregate_traces(traces, **(bootstrap or {}))], ignore_index=True)
+    frames["metrics"] = metrics
     counts: dict[str, int] = {}
     with atomic_path(path) as tmp:
         tmp.unlink()  # duckdb creates the file itself

@@ -12,6 +12,7 @@ with log_to(sm.log[0]) as log:
         run_meta=list(sm.input.meta),
         completions=list(sm.input.runs),
         llm_calls=list(sm.input.calls),
+        tool_calls=list(sm.input.tool_calls),
         claims=list(sm.input.claims),
         instance_scores=list(sm.input.scores),
         bootstrap=dict(sm.params.bootstrap),

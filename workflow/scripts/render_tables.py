@@ -2,7 +2,7 @@
 
 from anachron.io import write_text
 from anachron.logs import log_to
-from anachron.report.tables import MAIN_NOTE, format_main, main_table, to_latex, to_markdown
+from anachron.report.tables import MAIN_NOTE, enforcement_report, format_main, main_table, to_latex, to_markdown
 from anachron.store import connect_readonly
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -11,8 +11,10 @@ with log_to(sm.log[0]) as log:
     con = connect_readonly(sm.input.db)
     try:
         table = format_main(main_table(con))
+        traces = con.execute("SELECT * FROM trace_scores").df()
     finally:
         con.close()
+    write_text(sm.output.enforcement, enforcement_report(traces))
     write_text(sm.output.md, to_markdown(table, "Main results: leakage, performance, coverage", MAIN_NOTE))
     write_text(sm.output.tex, to_latex(table, "OLR, Perf, Cov and parse rate by task, method and model. " + MAIN_NOTE, "tab:main"))
     log.info("rendered %d rows", len(table))

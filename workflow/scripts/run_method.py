@@ -9,7 +9,10 @@ from anachron.methods.runner import run_method
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
 with log_to(sm.log[0]) as log:
-    run, calls, meta = run_method(
+    retrieval = None
+    if "index" in sm.input.keys():
+        retrieval = {"index": sm.input.index, "entities": sm.input.entities, **dict(sm.params.retrieval)}
+    run, calls, tool_calls, meta = run_method(
         pd.read_parquet(sm.input.instances),
         task_name=sm.wildcards.task,
         method_name=sm.wildcards.method,
@@ -20,8 +23,10 @@ with log_to(sm.log[0]) as log:
         splits=list(sm.params.splits),
         sample=sm.params.sample,
         seed=sm.params.seed,
+        retrieval=retrieval,
     )
     write_parquet(run, sm.output.run)
     write_parquet(calls, sm.output.calls)
+    write_parquet(tool_calls, sm.output.tool_calls)
     write_json(sm.output.meta, meta)
     log.info("wrote %s (%d rows)", sm.output.run, len(run))

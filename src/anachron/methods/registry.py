@@ -7,7 +7,13 @@ from typing import Callable
 from anachron.errors import ConfigError
 
 #: Method names the workflow knows, mapped to "module:function".
-METHODS = {"temporal_hint": "anachron.methods.temporal_hint:run_temporal_hint"}
+METHODS = {
+    "temporal_hint": "anachron.methods.temporal_hint:run_temporal_hint",
+    "rag": "anachron.methods.rag:run_rag_enforced",
+    "rag_unrestricted": "anachron.methods.rag:run_rag_unrestricted",
+}
+#: Methods that search the date-stamped corpus (they get ``search`` and ``entity_validity``).
+RETRIEVAL_METHODS = frozenset({"rag", "rag_unrestricted"})
 
 
 def get_method(name: str) -> Callable:

@@ -18,7 +18,7 @@ from anachron.llm.cache import LLMCache
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
 from anachron.methods.base import RUN_COLUMNS
-from anachron.methods.registry import get_method
+from anachron.methods.registry import RETRIEVAL_METHODS, get_method
 from anachron.tasks.registry import get_task
 
 log = logging.getLogger(__name__)
@@ -28,15 +28,16 @@ def sample_instances(instances: pd.DataFrame, splits: list[str], n: int | None, 
     """A fixed, seeded sample of at most ``n`` instances per split (all if ``n`` is None).
 
     The sample depends only on the instance ids, ``n`` and ``seed``, so every method
-    and model of a run sees the same instances (needed for paired comparisons).
-    Rows come back sorted by instance id.
+    and model of a run sees the same instances (needed for paired comparisons), and
+    samples are nested: the first ``n`` of one seeded permutation, so a smaller sample
+    is a subset of a larger one. Rows come back sorted by instance id.
     """
     parts = []
     for split in splits:
         part = instances[instances["split"] == split].sort_values("instance_id")
         if n is not None and len(part) > n:
             rng = np.random.default_rng(seed)
-            idx = np.sort(rng.choice(len(part), size=n, replace=False))
+            idx = np.sort(rng.permutation(len(part))[:n])
             part = part.iloc[idx]
         parts.append(part)
     if not parts:
@@ -68,11 +69,17 @@ def run_method(
     splits: list[str],
     sample: int | None,
     seed: int,
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """Run a method and return (run table, call log, run metadata).
+    retrieval: dict[str, Any] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Run a method and return (run table, call log, tool-call log, run metadata).
 
     The run table has :data:`~anachron.methods.base.RUN_COLUMNS`; the call log one row
-    per LLM call (cache hits included); the metadata is one ``runs`` row.
+    per LLM call (cache hits included); the tool-call log one row per search call
+    (:data:`~anachron.methods.rag.TOOL_CALL_COLUMNS`; empty for methods that do not
+    search); the metadata is one ``runs`` row.
+
+    ``retrieval`` (for retrieval methods): ``{"index": dir, "entities": parquet,
+    "backend": "bm25" | "live", "live": {...}}``.
     """
     started = utc_now()
     task = get_task(task_name)
@@ -82,7 +89,15 @@ def run_method(
     log.info("%s/%s/%s: %d instances (splits %s, sample %s)", task_name, method_name, model_name, len(chosen), splits, sample)
     call_log = CallLog()
     client = LLMClient(spec, LLMCache(cache_dir), call_log)
-    results = method(chosen, task, client, params=dict(spec.params), **method_config)
+    extra: dict[str, Any] = {}
+    if method_name in RETRIEVAL_METHODS:
+        from anachron.retrieval.backends import open_search
+
+        extra = open_search(retrieval or {})
+    out = method(chosen, task, client, params=dict(spec.params), **method_config, **extra)
+    from anachron.methods.rag import TOOL_CALL_COLUMNS
+
+    results, tool_calls = out if isinstance(out, tuple) else (out, pd.DataFrame(columns=TOOL_CALL_COLUMNS))
     rows = [res.to_row(row, task=task_name, method=method_name, model=model_name) for res, (_, row) in zip(results, chosen.iterrows())]
     run = pd.DataFrame(rows, columns=RUN_COLUMNS)
     calls = call_log.to_frame()
@@ -105,6 +120,7 @@ def run_method(
         "n_cache_hits": n_hits,
         "n_uncached_calls": len(calls) - n_hits,
         "parse_ok": int(run["parse_status"].isin(["ok", "ok_fenced", "ok_braces"]).sum()),
+        "n_tool_calls": len(tool_calls),
     }
     log.info("calls: %d (cache hits %d, uncached %d)", len(calls), n_hits, len(calls) - n_hits)
-    return run, calls, meta
+    return run, calls, tool_calls, meta

@@ -89,3 +89,19 @@ MAIN_NOTE = (
     "Cov: share of evidence items cited in the reasoning. Parse: share of completions with a valid JSON "
     "answer and prediction. Brackets: 95% percentile bootstrap CI over instances."
 )
+
+
+def enforcement_report(trace_scores: pd.DataFrame) -> str:
+    """Markdown "enforcement effect": rag_unrestricted vs rag (date filter on) per task and model.
+
+    TCLR, survivorship and restatement leakage with paired bootstrap CIs and the exact
+    sign test (Anachron v0 scorer; DESIGN §6). Without retrieval runs, says so.
+    """
+    from anachron.metrics.paired import enforcement_markdown, enforcement_table
+
+    if not len(trace_scores) or not {"rag", "rag_unrestricted"} <= set(trace_scores["method"]):
+        return (
+            "# Enforcement effect\n\nNo paired retrieval runs: add both `rag` and `rag_unrestricted` "
+            "to `run.methods` to measure what the date filter removes.\n"
+        )
+    return enforcement_markdown(enforcement_table(trace_scores))

@@ -23,6 +23,7 @@ SOURCES = {
     "courtlistener": "anachron.sources.courtlistener",
     "forecastbench": "anachron.sources.forecastbench",
     "edgar": "anachron.sources.edgar",
+    "news": "anachron.sources.news",
 }
 
 #: Which sources each task's dataset is built from.

@@ -1,0 +1,243 @@
+"""Paired comparison of two runs over the same instances, and the enforcement-effect table.
+
+Anachron v0 scorer (paired mode comparison; DESIGN §6): for per-instance scores ``a`` and
+``b`` of two runs, over the instances both have,
+
+* the mean difference ``b - a`` (for ``a`` = unrestricted and ``b`` = enforced, a negative
+  difference is a leakage reduction),
+* a paired percentile bootstrap CI of that mean (instances resampled as pairs),
+* an exact two-sided sign test over the non-tied pairs (binomial, p = 1/2),
+* improved / worsened / tied counts, where "improved" means lower when ``lower_is_better``
+  (leakage metrics) and higher otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from anachron.metrics.core import bootstrap_ci
+
+#: Differences smaller than this in absolute value count as ties.
+TIE_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    """The outcome of :func:`paired_comparison`.
+
+    ``mean_diff`` = mean(b) - mean(a) over the ``n`` paired instances; ``ci_low`` /
+    ``ci_high`` its paired percentile bootstrap CI at ``confidence``; ``p_value`` the exact
+    two-sided sign-test p over ``improved + worsened`` non-tied pairs (1.0 when none).
+    """
+
+    n: int
+    mean_a: float
+    mean_b: float
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    improved: int
+    worsened: int
+    tied: int
+    confidence: float
+    lower_is_better: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-serialisable dict (NaN becomes None)."""
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
+
+    def table(self, label_a: str = "A", label_b: str = "B", metric: str = "score") -> str:
+        """A short plain-text report (one line per quantity)."""
+        pct = int(round(self.confidence * 100))
+
+        def f(v: float, sign: bool = False) -> str:
+            return "–" if math.isnan(v) else format(v, "+.4f" if sign else ".4f")
+
+        rows = [
+            (f"{label_a} mean {metric}", f(self.mean_a)),
+            (f"{label_b} mean {metric}", f(self.mean_b)),
+            (f"mean difference ({label_b} - {label_a})", f(self.mean_diff, True)),
+            (f"{pct}% paired bootstrap CI", f"[{f(self.ci_low, True)}, {f(self.ci_high, True)}]"),
+            ("improved / worsened / tied", f"{self.improved} / {self.worsened} / {self.tied}"),
+            ("exact sign-test p (two-sided)", format(self.p_value, ".4g")),
+        ]
+        width = max(len(k) for k, _ in rows)
+        head = f"Paired comparison of {metric} (n={self.n}; {'lower' if self.lower_is_better else 'higher'} is better)"
+        return "\n".join([head] + [f"  {k.ljust(width)}  {v}" for k, v in rows]) + "\n"
+
+
+def sign_test_p(improved: int, worsened: int) -> float:
+    """Exact two-sided sign-test p-value for ``improved`` vs ``worsened`` pairs (1.0 when both are 0)."""
+    n = improved + worsened
+    if n == 0:
+        return 1.0
+    return float(binomtest(improved, n, 0.5, alternative="two-sided").pvalue)
+
+
+def paired_comparison(
+    a: pd.Series,
+    b: pd.Series,
+    *,
+    n_resamples: int = 10000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    lower_is_better: bool = True,
+) -> PairedResult:
+    """Compare per-instance scores ``b`` against ``a`` (both indexed by instance id).
+
+    Only instances present in both with a non-NaN value in each are paired. A repeated
+    instance id in either series is an error.
+
+    Returns:
+        :class:`PairedResult`; with no pairs, the means and CI are NaN, counts 0 and p 1.0.
+
+    Raises:
+        ValueError: on duplicate instance ids.
+    """
+    for name, s in (("a", a), ("b", b)):
+        if s.index.has_duplicates:
+            dup = s.index[s.index.duplicated()].unique()[:5].tolist()
+            raise ValueError(f"paired_comparison: series {name} repeats instance ids {dup}")
+    joined = pd.concat([a.rename("a").astype(float), b.rename("b").astype(float)], axis=1, join="inner").dropna()
+    n = len(joined)
+    if n == 0:
+        nan = float("nan")
+        return PairedResult(0, nan, nan, nan, nan, nan, 1.0, 0, 0, 0, confidence, lower_is_better)
+    va, vb = joined["a"].to_numpy(), joined["b"].to_numpy()
+    d = vb - va
+    tied = int(np.sum(np.abs(d) <= TIE_TOLERANCE))
+    lower = int(np.sum(d < -TIE_TOLERANCE))
+    higher = int(np.sum(d > TIE_TOLERANCE))
+    improved, worsened = (lower, higher) if lower_is_better else (higher, lower)
+    lo, hi = bootstrap_ci(d, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return PairedResult(
+        n=n,
+        mean_a=float(va.mean()),
+        mean_b=float(vb.mean()),
+        mean_diff=float(d.mean()),
+        ci_low=lo,
+        ci_high=hi,
+        p_value=sign_test_p(improved, worsened),
+        improved=improved,
+        worsened=worsened,
+        tied=tied,
+        confidence=confidence,
+        lower_is_better=lower_is_better,
+    )
+
+
+#: Columns of :func:`enforcement_table`.
+ENFORCEMENT_COLUMNS = [
+    "task",
+    "model",
+    "split",
+    "metric",
+    "n",
+    "unrestricted",
+    "enforced",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "improved",
+    "worsened",
+    "tied",
+]
+
+
+def enforcement_table(
+    trace_scores: pd.DataFrame,
+    *,
+    metrics: Sequence[str] = ("tclr", "survivorship", "restatement"),
+    unrestricted_method: str = "rag_unrestricted",
+    enforced_method: str = "rag",
+    n_resamples: int = 10000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The enforcement effect: unrestricted vs enforced retrieval per task x model x split.
+
+    Args:
+        trace_scores: :func:`anachron.metrics.traces.trace_instance_scores` output for both
+            methods (``task``, ``method``, ``model``, ``split``, ``instance_id`` and the metrics).
+        metrics: which per-instance rates to compare (lower is better for each).
+        unrestricted_method, enforced_method: the method names of the two modes.
+
+    Returns:
+        :data:`ENFORCEMENT_COLUMNS`, one row per (task, model, split, metric) where both
+        methods ran: the two means over paired instances, ``diff`` = enforced - unrestricted
+        (negative = the filter removed leakage), its paired bootstrap CI, the sign-test p and
+        improved / worsened / tied counts (improved = lower under enforcement).
+    """
+    if not len(trace_scores):
+        return pd.DataFrame(columns=ENFORCEMENT_COLUMNS)
+    scores = trace_scores if "split" in trace_scores else trace_scores.assign(split="eval")
+    rows = []
+    for (task, model, split), g in scores.groupby(["task", "model", "split"], sort=True):
+        un = g[g["method"] == unrestricted_method].set_index("instance_id")
+        en = g[g["method"] == enforced_method].set_index("instance_id")
+        if not len(un) or not len(en):
+            continue
+        for metric in metrics:
+            r = paired_comparison(un[metric], en[metric], n_resamples=n_resamples, confidence=confidence, seed=seed)
+            rows.append(
+                {"task": task, "model": model, "split": split, "metric": metric, "n": r.n,
+                 "unrestricted": r.mean_a, "enforced": r.mean_b, "diff": r.mean_diff, "ci_low": r.ci_low,
+                 "ci_high": r.ci_high, "p_value": r.p_value, "improved": r.improved, "worsened": r.worsened,
+                 "tied": r.tied}
+            )
+    return pd.DataFrame(rows, columns=ENFORCEMENT_COLUMNS)
+
+
+ENFORCEMENT_NOTE = (
+    "Per task and model, the same instances run with retrieval unrestricted (`rag_unrestricted`) and with "
+    "a hard date filter at the cutoff (`rag`). TCLR: share of an instance's search calls that returned or "
+    "consumed a document published after the cutoff. Survivorship: share of calls returning an entity not "
+    "point-in-time valid at the cutoff (not yet listed or already delisted); a date filter does not remove "
+    "it. Restatement: share of calls consuming a post-cutoff revision of an earlier record. Δ = enforced − "
+    "unrestricted (negative: the filter removed leakage), mean over paired instances with a paired "
+    "percentile bootstrap CI; p: exact two-sided sign test over non-tied instances; "
+    "improved / worsened / tied: instances whose rate fell / rose / stayed under enforcement."
+)
+
+
+def _num(v: Any, spec: str = ".3f") -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return format(v, spec)
+
+
+def format_enforcement(table: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Human-readable enforcement table: one row per task x model x split x metric."""
+    pct = int(round(confidence * 100))
+    rows = []
+    for r in table.itertuples(index=False):
+        ci = f"[{_num(r.ci_low, '+.3f')}, {_num(r.ci_high, '+.3f')}]"
+        rows.append(
+            {
+                "Task": r.task,
+                "Model": r.model,
+                "Split": r.split,
+                "Metric": r.metric,
+                "n": int(r.n),
+                "Unrestricted": _num(r.unrestricted),
+                "Enforced": _num(r.enforced),
+                f"Δ [{pct}% CI]": f"{_num(r.diff, '+.3f')} {ci}",
+                "Sign test p": _num(r.p_value, ".3g"),
+                "Improved / worsened / tied": f"{r.improved} / {r.worsened} / {r.tied}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def enforcement_markdown(table: pd.DataFrame, *, confidence: float = 0.95, title: str = "Enforcement effect") -> str:
+    """The Markdown document for ``results/tables/enforcement.md`` (heading, table, note)."""
+    body = format_enforcement(table, confidence).to_markdown(index=False) if len(table) else "_no results yet_"
+    return f"# {title}\n\n{body}\n\n{ENFORCEMENT_NOTE}\n"
