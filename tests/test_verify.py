@@ -181,3 +181,17 @@ def test_decision_grounding_flags_the_decision_not_lower_courts():
     lower = verify_claim("The Ninth Circuit affirmed the judgment against Alice Smith.", "2019-03-01",
                          dt.date(2020, 6, 14), instance=ctx, grounding=g)
     assert not lower["leaked"] and lower["layer"] == "declared"
+
+
+def test_decision_grounding_needs_the_court_when_only_a_party_is_named():
+    from anachron.verify.grounded import DecisionGrounding
+
+    ctx = {"cutoff_date": "2020-06-14", "case_name": "Smith v. Environmental Protection Agency",
+           "petitioner": "Alice Smith", "respondent": "Environmental Protection Agency", "decision_date": "2020-06-15"}
+    g = DecisionGrounding()
+    background = verify_claim("The Environmental Protection Agency has long been in favor of cleaner cars.",
+                              "2017-06-28", dt.date(2020, 6, 14), instance=ctx, grounding=g)
+    assert not background["leaked"]
+    ruling = verify_claim("The Supreme Court upheld the Environmental Protection Agency's rule.", "2020-01-02",
+                          dt.date(2020, 6, 14), instance=ctx, grounding=g)
+    assert ruling["leaked"] and ruling["category"] == "A4"

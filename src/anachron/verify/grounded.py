@@ -193,14 +193,14 @@ _GENERIC = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co
 _MONEY = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|mil|m|billion|bn|b|k)?\b", re.I)
 _CONTRACT_WORDS = re.compile(r"\b(sign(?:ed|s|ing)?|contract|deal|agree(?:d|ment)|extension|re-signed|inked|aav|per year|annually)\b", re.I)
 _DECISION_WORDS = re.compile(
-    r"\b(ruled|rules|held|holds|decided|decision|reversed|affirmed|vacated|remanded|sided with|in favou?r of|"
-    r"majority|dissent(?:ed|ing)?|opinion of the court|\d-\d (?:vote|decision|ruling))\b",
+    r"\b(ruled|held|decided|reversed|affirmed|vacated|remanded|sided with|struck down|upheld|"
+    r"dissent(?:ed|ing)?|opinion of the court|\d-\d (?:vote|decision|ruling))\b",
     re.I,
 )
 
 
 _LOWER_COURT = re.compile(r"\b(circuit|court of appeals|appeals court|district court|state supreme court|trial court)\b", re.I)
-_SUPREME = re.compile(r"\b(U\.?S\.? Supreme Court|the Supreme Court|Justices?|SCOTUS)\b")
+_SUPREME = re.compile(r"\b(U\.?S\.? Supreme Court|(?i:the) Supreme Court|Supreme Court of the United States|Justices?|SCOTUS)\b")
 
 
 def _money_values(text: str) -> list[float]:
@@ -265,16 +265,20 @@ class DecisionGrounding:
     The context (``LegalTask.grounding_context``) gives ``case_name``, ``petitioner``,
     ``respondent`` and ``decision_date``. A claim naming the case or a party together with
     decision language ("ruled", "reversed", "affirmed", "a 5-4 decision", ...) states the
-    outcome (A4): leaked, dated at the decision date. Statements about the lower courts
+    outcome (A4): leaked, dated at the decision date. Naming only a party (an agency, a
+    state) needs the Supreme Court named too, and statements about the lower courts
     ("the Ninth Circuit affirmed") are history, not the outcome, unless the Supreme Court
-    is named too.
+    is named.
     """
 
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
-        names = [instance.get("case_name"), instance.get("petitioner"), instance.get("respondent")]
-        if not _names_in(fact, [n for n in names if n]) or not _DECISION_WORDS.search(fact):
+        if not _DECISION_WORDS.search(fact):
             return None
-        if _LOWER_COURT.search(fact) and not _SUPREME.search(fact):
+        supreme = bool(_SUPREME.search(fact))
+        if _names_in(fact, [instance.get("case_name") or ""]):
+            if _LOWER_COURT.search(fact) and not supreme:
+                return None
+        elif not (supreme and _names_in(fact, [instance.get("petitioner") or "", instance.get("respondent") or ""])):
             return None
         day = dt.date.fromisoformat(instance["decision_date"])
         return GroundedVerdict(day, f"states the Court's decision in this case (decided {day})", outcome=True, category="A4")
