@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from anachron.llm.structured import ParsedOutput, output_schema, parse_output
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.tasks.base import Task
+
+if TYPE_CHECKING:
+    from anachron.llm.client import LLMClient
 
 RUN_COLUMNS = [
     "instance_id",
@@ -95,3 +98,44 @@ def parse_result(task: Task, row: pd.Series, result: ChatResult) -> ParsedOutput
         validate_prediction=lambda p: task.validate_prediction(row, p),
         aliases=task.prediction_aliases,
     )
+
+
+def generate_and_parse(
+    task: Task,
+    rows: list[pd.Series],
+    requests: list[ChatRequest],
+    client: "LLMClient",
+    *,
+    desc: str,
+    traces: list[list[dict[str, Any]]] | None = None,
+    calls_before: int = 0,
+) -> list[MethodResult]:
+    """Run the final generation request of every instance and parse it (never raises).
+
+    Args:
+        task: the task (its prediction validator is used by the parser).
+        rows: instance rows, in the order of ``requests``.
+        requests: one generation request per row.
+        client: the LLM client (cached, concurrent).
+        desc: progress-bar label.
+        traces: per-row trace steps recorded so far (a ``generate`` step is appended).
+        calls_before: LLM calls each instance made before this one (for ``n_llm_calls``).
+    """
+    results = client.complete_many(requests, desc=desc)
+    traces = traces if traces is not None else [[] for _ in rows]
+    out = []
+    for row, res, trace in zip(rows, results, traces):
+        parsed = parse_result(task, row, res)
+        trace.append({"step": "generate", "cache_key": res.cache_key, "parse_status": parsed.status})
+        out.append(
+            MethodResult(
+                instance_id=row["instance_id"],
+                completion=res.text,
+                parsed=parsed,
+                finish_reason=res.finish_reason,
+                llm_error=res.error,
+                n_llm_calls=calls_before + 1,
+                trace=trace,
+            )
+        )
+    return out

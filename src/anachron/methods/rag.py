@@ -43,7 +43,7 @@ from tqdm import tqdm
 from anachron.errors import ConfigError
 from anachron.llm.client import LLMClient
 from anachron.llm.types import ChatRequest, ChatResult
-from anachron.methods.base import MethodResult, generation_request, parse_result
+from anachron.methods.base import MethodResult, generate_and_parse, generation_request
 from anachron.tasks.base import Task, instance_inputs
 from anachron.verify.dates import find_periods
 
@@ -663,22 +663,9 @@ def run_rag(
         )
     bar.close()
 
-    g_results = client.complete_many(gen_requests, desc=f"{method}/{task.name}")
-    out: list[MethodResult] = []
-    for row, res, trace in zip(rows, g_results, traces):
-        parsed = parse_result(task, row, res)
-        trace.append({"step": "generate", "cache_key": res.cache_key, "parse_status": parsed.status})
-        out.append(
-            MethodResult(
-                instance_id=row["instance_id"],
-                completion=res.text,
-                parsed=parsed,
-                finish_reason=res.finish_reason,
-                llm_error=res.error,
-                n_llm_calls=2,
-                trace=trace,
-            )
-        )
+    out = generate_and_parse(
+        task, rows, gen_requests, client, desc=f"{method}/{task.name}", traces=traces, calls_before=1
+    )
     tool_calls = pd.DataFrame(tool_rows, columns=TOOL_CALL_COLUMNS)
     tool_calls["seq"] = tool_calls["seq"].astype("int64")
     tool_calls["query_intent_after_cutoff"] = tool_calls["query_intent_after_cutoff"].astype(bool)
@@ -692,33 +679,32 @@ def _fixed_mode(method_config: dict[str, Any], mode: str) -> None:
         raise ConfigError(f"rag: method {METHOD_NAMES[mode]!r} always runs in mode {mode!r}; remove mode={given!r}")
 
 
-def run_rag_enforced(
-    instances: pd.DataFrame,
-    task: Task,
-    client: LLMClient,
-    *,
-    params: dict[str, Any],
-    search: "SearchBackend",
-    entity_validity: _Validity | None = None,
-    **method_config: Any,
-) -> tuple[list[MethodResult], pd.DataFrame]:
-    """The ``rag`` method: :func:`run_rag` with the hard date filter (``mode="enforced"``)."""
-    _fixed_mode(method_config, "enforced")
-    return run_rag(instances, task, client, params=params, search=search, entity_validity=entity_validity,
-                   mode="enforced", **{"method_name": "rag", **method_config})
+def _mode_runner(mode: str, name: str, summary: str):
+    """A method runner (the registry's signature) that always runs :func:`run_rag` in ``mode``."""
+
+    def runner(
+        instances: pd.DataFrame,
+        task: Task,
+        client: LLMClient,
+        *,
+        params: dict[str, Any],
+        search: "SearchBackend",
+        entity_validity: _Validity | None = None,
+        **method_config: Any,
+    ) -> tuple[list[MethodResult], pd.DataFrame]:
+        _fixed_mode(method_config, mode)
+        return run_rag(instances, task, client, params=params, search=search, entity_validity=entity_validity,
+                       mode=mode, **{"method_name": name, **method_config})
+
+    runner.__name__ = runner.__qualname__ = f"run_{name}"
+    runner.__doc__ = summary
+    return runner
 
 
-def run_rag_unrestricted(
-    instances: pd.DataFrame,
-    task: Task,
-    client: LLMClient,
-    *,
-    params: dict[str, Any],
-    search: "SearchBackend",
-    entity_validity: _Validity | None = None,
-    **method_config: Any,
-) -> tuple[list[MethodResult], pd.DataFrame]:
-    """The ``rag_unrestricted`` method: :func:`run_rag` without a date filter (Anachron Mode A)."""
-    _fixed_mode(method_config, "unrestricted")
-    return run_rag(instances, task, client, params=params, search=search, entity_validity=entity_validity,
-                   mode="unrestricted", **{"method_name": "rag_unrestricted", **method_config})
+run_rag_enforced = _mode_runner(
+    "enforced", "rag", "The ``rag`` method: :func:`run_rag` with the hard date filter (``mode=\"enforced\"``)."
+)
+run_rag_unrestricted = _mode_runner(
+    "unrestricted", "rag_unrestricted",
+    "The ``rag_unrestricted`` method: :func:`run_rag` without a date filter (Anachron Mode A).",
+)

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from anachron.llm.client import LLMClient
-from anachron.methods.base import MethodResult, generation_request, parse_result
+from anachron.methods.base import MethodResult, generate_and_parse, generation_request
 from anachron.tasks.base import Task
 
 
@@ -34,18 +34,4 @@ def run_temporal_hint(
     """
     rows = [r for _, r in instances.iterrows()]
     requests = [generation_request(task, r, params, max_evidence) for r in rows]
-    results = client.complete_many(requests, desc=f"temporal_hint/{task.name}")
-    out = []
-    for row, res in zip(rows, results):
-        parsed = parse_result(task, row, res)
-        out.append(
-            MethodResult(
-                instance_id=row["instance_id"],
-                completion=res.text,
-                parsed=parsed,
-                finish_reason=res.finish_reason,
-                llm_error=res.error,
-                trace=[{"step": "generate", "cache_key": res.cache_key, "parse_status": parsed.status}],
-            )
-        )
-    return out
+    return generate_and_parse(task, rows, requests, client, desc=f"temporal_hint/{task.name}")
