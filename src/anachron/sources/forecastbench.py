@@ -190,6 +190,22 @@ def _require(obj: Any, keys: Sequence[str], where: str) -> None:
         )
 
 
+def _open_set(data: Any, name: str, required: Any, list_key: str) -> tuple[dict[str, Any], str]:
+    """Decode a question or resolution set and check its layout; returns (object, due date ISO).
+
+    Raises :class:`SourceError` naming the file for invalid JSON, a missing key, a due date
+    that is not a date, or ``list_key`` not holding a list.
+    """
+    obj = data if isinstance(data, dict) else _load_json(data.encode() if isinstance(data, str) else data, name)
+    _require(obj, required, name)
+    due = _iso_day(obj["forecast_due_date"])
+    if due is None:
+        raise SourceError(f"{name}: forecast_due_date {obj['forecast_due_date']!r} is not a date; fix the file.")
+    if not isinstance(obj[list_key], list):
+        raise SourceError(f"{name}: key {list_key} must be a list; the file is not in the ForecastBench layout.")
+    return obj, due
+
+
 def parse_question_set(data: bytes | str | dict, name: str, counts: Counter | None = None) -> pd.DataFrame:
     """Parse one question-set file into a frame of single questions.
 
@@ -203,13 +219,7 @@ def parse_question_set(data: bytes | str | dict, name: str, counts: Counter | No
     is missing or the JSON is invalid.
     """
     counts = counts if counts is not None else Counter()
-    obj = data if isinstance(data, dict) else _load_json(data.encode() if isinstance(data, str) else data, name)
-    _require(obj, QUESTION_SET_KEYS, name)
-    due = _iso_day(obj["forecast_due_date"])
-    if due is None:
-        raise SourceError(f"{name}: forecast_due_date {obj['forecast_due_date']!r} is not a date; fix the file.")
-    if not isinstance(obj["questions"], list):
-        raise SourceError(f"{name}: key questions must be a list; the file is not in the ForecastBench layout.")
+    obj, due = _open_set(data, name, QUESTION_SET_KEYS, "questions")
     rows = []
     for i, q in enumerate(obj["questions"]):
         _require(q, QUESTION_KEYS, f"{name} (questions[{i}])")
@@ -253,13 +263,7 @@ def parse_resolution_set(data: bytes | str | dict, name: str, counts: Counter | 
     missing or the JSON is invalid.
     """
     counts = counts if counts is not None else Counter()
-    obj = data if isinstance(data, dict) else _load_json(data.encode() if isinstance(data, str) else data, name)
-    _require(obj, RESOLUTION_SET_KEYS, name)
-    due = _iso_day(obj["forecast_due_date"])
-    if due is None:
-        raise SourceError(f"{name}: forecast_due_date {obj['forecast_due_date']!r} is not a date; fix the file.")
-    if not isinstance(obj["resolutions"], list):
-        raise SourceError(f"{name}: key resolutions must be a list; the file is not in the ForecastBench layout.")
+    obj, due = _open_set(data, name, RESOLUTION_SET_KEYS, "resolutions")
     rows = []
     for i, r in enumerate(obj["resolutions"]):
         _require(r, RESOLUTION_KEYS, f"{name} (resolutions[{i}])")
