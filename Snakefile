@@ -18,6 +18,7 @@ include: "rules/datasets.smk"
 include: "rules/retrieval.smk"
 include: "rules/inference.smk"
 include: "rules/scoring.smk"
+include: "rules/calibration.smk"
 include: "rules/report.smk"
 
 
@@ -28,6 +29,8 @@ rule all:
         "results/tables/main.md",
         "results/tables/main.tex",
         "results/tables/enforcement.md",
+        "results/tables/dclr.md",
+        "results/tables/calibration.md",
         # point-in-time company facts for verification and restatements (DESIGN §5, §6)
         ["data/raw/edgar/data.parquet"] if EDGAR else [],
     default_target: True

@@ -7,7 +7,7 @@ from snakemake.exceptions import WorkflowError
 
 from anachron.config import check_ready, edgar_enabled, snapshot_dir, validate_config
 from anachron.errors import ConfigError
-from anachron.methods.registry import RETRIEVAL_METHODS
+from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
 from anachron.sources.registry import SOURCES, TASK_SOURCES, source_params
 
 try:
@@ -98,7 +98,43 @@ def method_sample(wildcards):
 
 
 def grounding_inputs(wildcards):
-    """Point-in-time data the grounded verifier layer reads for a task."""
-    if wildcards.task == "stock":
-        return {"prices": "data/raw/yahoo/prices.parquet"}
+    """Point-in-time data the grounded verifier layer reads for a task (stock and forecast: prices,
+    S&P 500 changes and names, EDGAR company facts when enabled; salary and legal read their
+    instances' own contract / decision records)."""
+    if wildcards.task in ("stock", "forecast"):
+        inputs = {
+            "prices": "data/raw/yahoo/prices.parquet",
+            "sp500_changes": "data/raw/sp500/changes.parquet",
+            "sp500_sectors": "data/raw/sp500/sectors.parquet",
+        }
+        if EDGAR:
+            inputs["edgar"] = "data/raw/edgar/data.parquet"
+        return inputs
     return {}
+
+
+def resolved_model(name):
+    """A model's config with its key as ``name`` (what ModelSpec takes), or None."""
+    return {"name": name, **config["models"][name]} if name else None
+
+
+def method_params(wildcards):
+    """A method's settings for run_method: sample/tasks removed, the supervisor model resolved."""
+    block = config["methods"].get(wildcards.method, {})
+    out = {k: v for k, v in block.items() if k not in ("sample", "tasks")}
+    if wildcards.method in SUPERVISED_METHODS:
+        out["supervisor_model"] = resolved_model(block.get("supervisor_model"))
+    return out
+
+
+def shapley_runs():
+    """(task, method, model) runs whose claims get Shapley attributions (config key shapley)."""
+    tasks, methods = config["shapley"]["tasks"], config["shapley"]["methods"]
+    return [
+        (t, m, mo)
+        for t, m, mo in RUNS
+        if (tasks is None or t in tasks) and (m in methods if methods is not None else m != "rag_unrestricted")
+    ]
+
+
+SHAPLEY_RUNS = shapley_runs()

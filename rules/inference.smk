@@ -12,9 +12,7 @@ rule run_method:
         meta="results/runs/{task}/{method}/{model}.meta.json",
     params:
         model_config=lambda wildcards: config["models"][wildcards.model],
-        method_config=lambda wildcards: {
-            k: v for k, v in config["methods"].get(wildcards.method, {}).items() if k not in ("sample", "tasks")
-        },
+        method_config=method_params,
         retrieval=config["retrieval"],
         splits=config["run"]["splits"],
         sample=method_sample,

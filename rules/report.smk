@@ -8,6 +8,8 @@ rule render_tables:
         md="results/tables/main.md",
         tex="results/tables/main.tex",
         enforcement="results/tables/enforcement.md",
+        dclr="results/tables/dclr.md",
+        calibration="results/tables/calibration.md",
     conda:
         "../environment.yml"
     log:

@@ -9,9 +9,14 @@ rule verify_claims:
         instances="results/datasets/{task}.parquet",
     output:
         claims="results/claims/{task}/{method}/{model}.parquet",
+        calls="results/claims/{task}/{method}/{model}.calls.parquet",
     params:
         layers=config["verify"]["layers"],
+        extractor=config["verify"]["extractor"],
+        verifier=resolved_model(config["verify"]["model"]),
+        batch_size=config["verify"]["batch_size"],
         leak_on_same_day=config["leak_on_same_day"],
+        cache_dir=config["cache_dir"],
     conda:
         "../environment.yml"
     log:
@@ -35,6 +40,31 @@ rule score_run:
         "../workflow/scripts/score_run.py"
 
 
+rule shapley:
+    input:
+        run="results/runs/{task}/{method}/{model}.parquet",
+        claims="results/claims/{task}/{method}/{model}.parquet",
+        instances="results/datasets/{task}.parquet",
+    output:
+        phi="results/shapley/{task}/{method}/{model}.parquet",
+        instances="results/shapley/{task}/{method}/{model}.instances.parquet",
+        calls="results/shapley/{task}/{method}/{model}.calls.parquet",
+    params:
+        model_config=lambda wildcards: config["models"][wildcards.model],
+        shapley=config["shapley"],
+        seed=config["seed"],
+        cache_dir=config["cache_dir"],
+    threads: 2
+    conda:
+        "../environment.yml"
+    log:
+        "logs/shapley/{task}/{method}/{model}.log",
+    benchmark:
+        "benchmarks/out/shapley/{task}/{method}/{model}.tsv"
+    script:
+        "../workflow/scripts/shapley.py"
+
+
 rule load_results:
     input:
         instances=expand("results/datasets/{task}.parquet", task=TASKS),
@@ -43,7 +73,13 @@ rule load_results:
         tool_calls=run_outputs("runs", "tool_calls.parquet"),
         meta=run_outputs("runs", "meta.json"),
         claims=run_outputs("claims"),
+        verify_calls=run_outputs("claims", "calls.parquet"),
         scores=run_outputs("scores"),
+        phi=[f"results/shapley/{t}/{m}/{mo}.parquet" for t, m, mo in SHAPLEY_RUNS],
+        shapley=[f"results/shapley/{t}/{m}/{mo}.instances.parquet" for t, m, mo in SHAPLEY_RUNS],
+        shapley_calls=[f"results/shapley/{t}/{m}/{mo}.calls.parquet" for t, m, mo in SHAPLEY_RUNS],
+        calibration="results/calibration/calibration.parquet",
+        planted="results/calibration/planted.parquet",
     output:
         db="results/results.duckdb",
     params:

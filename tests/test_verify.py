@@ -54,7 +54,7 @@ def test_mention_of_a_later_month_leaks_even_with_early_declared_date():
 
 
 def test_undated_claims_are_kept_and_marked():
-    out = verify_claim("Acme has a strong brand.", "late 2019", CUTOFF)
+    out = verify_claim("Acme has a strong brand.", "around 2019", CUTOFF)
     assert out["verdict"] == "undated" and not out["leaked"]
     assert out["date_status"] == "undated"
 

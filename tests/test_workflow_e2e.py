@@ -47,8 +47,10 @@ def workflow_run(fixture_snapshot, tmp_path_factory):
     config["run"]["sample"] = {"stock": 2, "salary": 1, "legal": 1, "forecast": 1}
     config["tasks"]["legal"] = {"eval_size": 2, "first_term": 2014, "last_term": 2023}
     config["tasks"]["forecast"] = {"question_sets": ["2023-05-07-human.json", "2025-02-09-llm.json"]}
-    for method in ("rag", "rag_unrestricted"):
+    for method in ("rag", "rag_unrestricted", "self_correction", "timespec"):
         config["methods"][method].update(sample=1, tasks=["stock"])
+    config["shapley"].update(tasks=["stock"], methods=["temporal_hint", "timespec"], sample=1, budget=8)
+    config["calibration"]["n_per_kind"] = 5
     config["models"]["smollm2"]["params"]["max_tokens"] = 300
     (work / "config.yaml").write_text(yaml.safe_dump(config))
     first = _snakemake(work)
@@ -73,12 +75,14 @@ def test_outputs_and_database(workflow_run):
     tickers = set(inst["inputs"].str.extractall(r'"ticker": "(\w+)"')[0])
     assert "FXTR" not in tickers and "GOLF" not in tickers  # survivorship-free universe
     n_ev = con.execute("SELECT sum(json_array_length(evidence::JSON)) FROM completions").fetchone()[0] or 0
-    n_claims = con.execute("SELECT count(*) FROM claims").fetchone()[0]
+    n_claims = con.execute("SELECT count(*) FROM claims WHERE source = 'evidence'").fetchone()[0]
     assert n_claims == n_ev
     if n_claims:
         layers = {r[0] for r in con.execute("SELECT DISTINCT layer FROM claims").fetchall()}
         assert layers <= {"grounded", "rules", "declared", "none"}
         assert con.execute("SELECT count(*) FROM claims WHERE reason IS NULL").fetchone()[0] == 0
+        cats = {r[0] for r in con.execute("SELECT DISTINCT category FROM claims").fetchall()}
+        assert cats and cats <= {"A1", "A2", "A3", "A4", "A5", "B1", "B2"}
     n_instances = con.execute("SELECT sum(n_instances) FROM runs").fetchone()[0]
     n_calls, n_uncached, n_keys = con.execute(
         "SELECT count(*), count(*) FILTER (WHERE NOT cache_hit), count(DISTINCT cache_key) FROM llm_calls"
@@ -86,8 +90,27 @@ def test_outputs_and_database(workflow_run):
     assert n_calls >= n_instances
     assert n_uncached == n_keys  # a call is made once; repeats (shared RAG queries) are cache hits
     tool_calls = con.execute("SELECT method, mode, count(*) FROM tool_calls GROUP BY ALL ORDER BY 1").fetchall()
-    assert [(m, mode) for m, mode, _ in tool_calls] == [("rag", "enforced"), ("rag_unrestricted", "unrestricted")]
-    assert con.execute("SELECT count(*) FROM metrics WHERE metric = 'tclr'").fetchone()[0] == 2
+    assert [(m, mode) for m, mode, _ in tool_calls] == [
+        ("rag", "enforced"), ("rag_unrestricted", "unrestricted"), ("timespec", "enforced")]
+    assert con.execute("SELECT count(*) FROM metrics WHERE metric = 'tclr'").fetchone()[0] == 3
+    # supervised methods: the final answer is the aggregator's, after a supervision step
+    traces = con.execute("SELECT method, trace FROM completions WHERE method IN ('self_correction', 'timespec')").fetchall()
+    assert {m for m, _ in traces} == {"self_correction", "timespec"}
+    for _, trace in traces:
+        steps = [s["step"] for s in __import__("json").loads(trace)]
+        assert "supervise" in steps and steps[-1] == "aggregate"
+    # Shapley-DCLR: within the budget, efficient, rendered
+    shap = con.execute("SELECT * FROM shapley").df()
+    if len(shap):
+        assert (shap["n_calls"] <= 8).all()
+        phi = con.execute("SELECT instance_id, method, sum(phi) AS s FROM claim_shapley GROUP BY ALL").df()
+        merged = phi.merge(shap, on=["instance_id", "method"])
+        assert ((merged["s"] - (merged["v_all"] - merged["v_empty"])).abs() < 1e-9).all()
+    assert "Shapley-DCLR" in (work / "results" / "tables" / "dclr.md").read_text()
+    # calibration on planted claims, per task and layer set
+    cal = con.execute("SELECT DISTINCT task, layers FROM calibration").fetchall()
+    assert ("stock", "grounded+rules") in cal and ("legal", "rules") in cal
+    assert "control" in (work / "results" / "tables" / "calibration.md").read_text().lower()
     assert "Enforcement effect" in (work / "results" / "tables" / "enforcement.md").read_text()
     assert (work / "results" / "datasets" / "report.md").read_text().count("VIOLATION") == 0
     assert (work / "data" / "raw" / "edgar" / "data.parquet").exists()
@@ -102,7 +125,7 @@ def test_rerun_is_a_no_op_and_forced_rerun_hits_the_cache(workflow_run):
     forced = _snakemake(work, "--forcerun", "run_method")
     assert forced.returncode == 0, forced.stderr[-3000:]
     runs = [(t, "temporal_hint") for t in ("stock", "salary", "legal", "forecast")]
-    runs += [("stock", "rag"), ("stock", "rag_unrestricted")]
+    runs += [("stock", m) for m in ("rag", "rag_unrestricted", "self_correction", "timespec")]
     for task, method in runs:
         calls = pd.read_parquet(work / "results" / "runs" / task / method / "smollm2.calls.parquet")
         assert len(calls) >= 1 and calls["cache_hit"].all()

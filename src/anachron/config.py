@@ -110,7 +110,33 @@ def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] 
     names = [w["name"] for w in config["tasks"]["stock"]["windows"]]
     if len(set(names)) != len(names):
         raise ConfigError("config key tasks.stock.windows: window names must be unique")
+    for key, name in auxiliary_models(config).items():
+        if name not in config["models"]:
+            raise ConfigError(f"config key {key}: model {name!r} is not defined under `models` (have {sorted(config['models'])})")
+    verify = config["verify"]
+    if ("llm" in verify["layers"] or verify["extractor"] == "llm") and not verify["model"]:
+        raise ConfigError(
+            "config key verify.model: the llm verifier layer and the llm claim extractor need a verifier model "
+            "(a key of `models`); or use verify.layers [grounded, rules] and verify.extractor: deterministic"
+        )
+    for i, layers in enumerate(config["calibration"]["layer_sets"]):
+        if "llm" in layers and not verify["model"]:
+            raise ConfigError(f"config key calibration.layer_sets.{i}: the llm layer needs verify.model")
     return config
+
+
+def auxiliary_models(config: dict[str, Any]) -> dict[str, str]:
+    """Models used besides run.models: the verifier and each supervised method's supervisor.
+
+    Returns ``{config key: model name}`` for every one that is set.
+    """
+    out = {}
+    if config["verify"].get("model"):
+        out["verify.model"] = config["verify"]["model"]
+    for method, block in config["methods"].items():
+        if method in config["run"]["methods"] and block.get("supervisor_model"):
+            out[f"methods.{method}.supervisor_model"] = block["supervisor_model"]
+    return out
 
 
 def load_config(path: str | os.PathLike[str], overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -145,7 +171,7 @@ def check_ready(config: dict[str, Any]) -> None:
             "(e.g. 'Jane Doe research jane@example.org'), or set sources.edgar.enabled: false, "
             "or point snapshot_dir at a snapshot"
         )
-    for name in config["run"]["models"]:
+    for name in dict.fromkeys([*config["run"]["models"], *auxiliary_models(config).values()]):
         try:
             check_provider_ready(model_spec(config, name))
         except ConfigError as exc:

@@ -7,6 +7,9 @@ see a half-written database and an interrupted load leaves the old one intact.
 Tables: ``instances``, ``runs``, ``llm_calls``, ``completions``, ``claims``,
 ``tool_calls`` (one row per search call of a retrieval method), ``instance_scores``,
 ``trace_scores`` (TCLR, survivorship, restatement, query intent per instance),
+``claim_shapley`` (φ per claim), ``shapley`` (Shapley-DCLR, Top-1/3/5, estimator and model calls
+per instance), ``calibration`` (verifier recall / false-positive rate on planted claims per task
+and layer set), ``planted_claims`` (the planted claims and their verdicts),
 ``metrics`` (every aggregate, trace metrics included). View: ``main_table`` (OLR / Perf / Cov / parse
 rate side by side per task x method x model x split, as rendered in
 ``results/tables/main.md``).
@@ -36,6 +39,10 @@ TABLES = (
     "tool_calls",
     "instance_scores",
     "trace_scores",
+    "claim_shapley",
+    "shapley",
+    "calibration",
+    "planted_claims",
     "metrics",
 )
 
@@ -85,6 +92,10 @@ def write_database(
     claims: Sequence[str | os.PathLike[str]],
     instance_scores: Sequence[str | os.PathLike[str]],
     tool_calls: Sequence[str | os.PathLike[str]] = (),
+    claim_shapley: Sequence[str | os.PathLike[str]] = (),
+    shapley: Sequence[str | os.PathLike[str]] = (),
+    calibration: Sequence[str | os.PathLike[str]] = (),
+    planted: Sequence[str | os.PathLike[str]] = (),
     bootstrap: dict | None = None,
 ) -> dict[str, int]:
     """Build ``results.duckdb`` from the workflow's Parquet/JSON outputs, atomically.
@@ -93,6 +104,8 @@ def write_database(
         path: target database file.
         instances, completions, llm_calls, claims, instance_scores, tool_calls: Parquet files
             per table (tool calls: empty files for methods that do not search).
+        claim_shapley, shapley: Parquet files of the shapley rule (φ per claim; per instance).
+        calibration, planted: Parquet files of the calibrate_verifier rule.
         run_meta: run metadata JSON files (one per task/method/model).
         bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
 
@@ -122,6 +135,14 @@ def write_database(
     frames["trace_scores"] = traces
     if len(traces):
         metrics = pd.concat([metrics, aggregate_traces(traces, **(bootstrap or {}))], ignore_index=True)
+    frames["claim_shapley"] = _concat(claim_shapley)
+    frames["shapley"] = _concat(shapley)
+    if len(frames["shapley"]):
+        from anachron.metrics.shapley_run import aggregate_shapley
+
+        metrics = pd.concat([metrics, aggregate_shapley(frames["shapley"], **(bootstrap or {}))], ignore_index=True)
+    frames["calibration"] = _concat(calibration)
+    frames["planted_claims"] = _concat(planted)
     frames["metrics"] = metrics
     counts: dict[str, int] = {}
     with atomic_path(path) as tmp:

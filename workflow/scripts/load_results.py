@@ -11,10 +11,14 @@ with log_to(sm.log[0]) as log:
         instances=list(sm.input.instances),
         run_meta=list(sm.input.meta),
         completions=list(sm.input.runs),
-        llm_calls=list(sm.input.calls),
+        llm_calls=[*sm.input.calls, *sm.input.verify_calls, *sm.input.shapley_calls],
         tool_calls=list(sm.input.tool_calls),
         claims=list(sm.input.claims),
         instance_scores=list(sm.input.scores),
+        claim_shapley=list(sm.input.phi),
+        shapley=list(sm.input.shapley),
+        calibration=[sm.input.calibration],
+        planted=[sm.input.planted],
         bootstrap=dict(sm.params.bootstrap),
     )
     log.info("wrote %s: %s", sm.output.db, counts)

@@ -1,8 +1,17 @@
-"""Glue for rule render_tables: results/tables/main.{md,tex} from results.duckdb."""
+"""Glue for rule render_tables: the Markdown / LaTeX tables from results.duckdb."""
 
 from anachron.io import write_text
 from anachron.logs import log_to
-from anachron.report.tables import MAIN_NOTE, enforcement_report, format_main, main_table, to_latex, to_markdown
+from anachron.report.tables import (
+    MAIN_NOTE,
+    calibration_report,
+    dclr_report,
+    enforcement_report,
+    format_main,
+    main_table,
+    to_latex,
+    to_markdown,
+)
 from anachron.store import connect_readonly
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -12,9 +21,13 @@ with log_to(sm.log[0]) as log:
     try:
         table = format_main(main_table(con))
         traces = con.execute("SELECT * FROM trace_scores").df()
+        dclr = dclr_report(con)
+        calibration = calibration_report(con)
     finally:
         con.close()
     write_text(sm.output.enforcement, enforcement_report(traces))
     write_text(sm.output.md, to_markdown(table, "Main results: leakage, performance, coverage", MAIN_NOTE))
     write_text(sm.output.tex, to_latex(table, "OLR, Perf, Cov and parse rate by task, method and model. " + MAIN_NOTE, "tab:main"))
-    log.info("rendered %d rows", len(table))
+    write_text(sm.output.dclr, dclr)
+    write_text(sm.output.calibration, calibration)
+    log.info("rendered %d main rows", len(table))

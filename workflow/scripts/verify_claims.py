@@ -1,4 +1,4 @@
-"""Glue for rule verify_claims: a verdict for every evidence claim of a run."""
+"""Glue for rule verify_claims: a verdict for every claim of a run (DESIGN §5)."""
 
 import pandas as pd
 
@@ -6,7 +6,8 @@ from anachron.io import write_parquet
 from anachron.logs import log_to
 from anachron.tasks.registry import get_task
 from anachron.verify import make_grounding
-from anachron.verify.pipeline import verify_run
+from anachron.verify.pipeline import extract_run_claims, verify_run
+from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
@@ -16,17 +17,29 @@ with log_to(sm.log[0]) as log:
     instances = pd.read_parquet(sm.input.instances).set_index("instance_id", drop=False)
     contexts = {iid: task.grounding_context(instances.loc[iid]) for iid in run["instance_id"]}
     grounding_files = {k: v for k, v in sm.input.items() if k not in ("run", "instances")}
+    client, call_log, params = verifier_client(sm.params.verifier, sm.params.cache_dir)
+    claims_by_instance = None
+    if sm.params.extractor == "llm":
+        claims_by_instance = extract_run_claims(run, instances, task, client, params, contexts)
     claims = verify_run(
         run,
         contexts,
         grounding=make_grounding(sm.wildcards.task, grounding_files),
         layers=tuple(sm.params.layers),
         leak_on_same_day=bool(sm.params.leak_on_same_day),
+        task_name=sm.wildcards.task,
+        claims_by_instance=claims_by_instance,
+        llm={"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None,
     )
     write_parquet(claims, sm.output.claims)
+    write_parquet(call_log.frame(
+        task=sm.wildcards.task, method=sm.wildcards.method, model_key=(sm.params.verifier or {}).get("name", "")
+    ), sm.output.calls)
     log.info(
-        "%d claims: %s; layers: %s",
+        "%d claims (%s): %s; layers: %s; categories: %s",
         len(claims),
-        claims["verdict"].value_counts().to_dict(),
-        claims["layer"].value_counts().to_dict(),
+        claims["source"].value_counts().to_dict() if len(claims) else {},
+        claims["verdict"].value_counts().to_dict() if len(claims) else {},
+        claims["layer"].value_counts().to_dict() if len(claims) else {},
+        claims["category"].value_counts().to_dict() if len(claims) else {},
     )

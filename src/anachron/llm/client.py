@@ -93,6 +93,13 @@ class CallLog:
         with self._lock:
             return len(self._records)
 
+    def frame(self, **leading: Any) -> pd.DataFrame:
+        """:meth:`to_frame` with constant columns (``task``, ``method``, ``model_key``, ...) first."""
+        df = self.to_frame()
+        for i, (k, v) in enumerate(leading.items()):
+            df.insert(i, k, pd.Series([v] * len(df), index=df.index, dtype=object))
+        return df
+
     def to_frame(self) -> pd.DataFrame:
         """All records as a DataFrame: one row per call, columns :data:`CALL_LOG_COLUMNS` then tag fields.
 

@@ -101,7 +101,9 @@ class ParsedOutput:
         return self.status in PREDICTION_USABLE
 
 
-def _candidates(text: str) -> list[tuple[str, str]]:
+def json_candidates(text: str) -> list[tuple[str, str]]:
+    """JSON candidates of a model answer, best first: (parse status, text) for the whole text,
+    the first fenced block and the outermost braces."""
     out = [(PARSE_OK, text.strip())]
     m = _FENCE.search(text)
     if m:
@@ -158,7 +160,7 @@ def parse_output(
         return ParsedOutput(status=PARSE_EMPTY, error="empty completion")
     decoded: Any = None
     status = PARSE_NOT_JSON
-    for cand_status, cand in _candidates(text):
+    for cand_status, cand in json_candidates(text):
         try:
             decoded = json.loads(cand)
         except (json.JSONDecodeError, ValueError):

@@ -526,7 +526,17 @@ def _search_instance(
     return hits_per_call, errors
 
 
-def run_rag(
+@dataclass
+class RagPlan:
+    """What retrieval prepared for each instance: the generation requests, traces, tool calls."""
+
+    rows: list[pd.Series]
+    requests: list[ChatRequest]
+    traces: list[list[dict[str, Any]]]
+    tool_calls: pd.DataFrame
+
+
+def prepare_rag(
     instances: pd.DataFrame,
     task: Task,
     client: LLMClient,
@@ -542,37 +552,12 @@ def run_rag(
     token_budget: int = 3000,
     chars_per_token: int = 4,
     method_name: str | None = None,
-) -> tuple[list[MethodResult], pd.DataFrame]:
-    """Run RAG on every row of ``instances`` (TEMPO App. F.2; DESIGN §4).
+) -> RagPlan:
+    """Steps 1-3 of :func:`run_rag` (queries, search, context): the generation requests, not yet run.
 
-    Args:
-        instances: rows with :data:`~anachron.tasks.base.INSTANCE_COLUMNS`.
-        task: the task implementation (prompt, schema, entities).
-        client: LLM client; two calls per instance (queries, then generation), both cached.
-        params: decoding parameters for both calls (greedy: ``temperature`` 0).
-        search: retrieval backend (``search(query, k=, as_of=)``; ``as_of`` a date or None).
-        entity_validity: point-in-time validity of entities (``is_valid(entity, day)``); None
-            means every entity counts as valid (no survivorship check).
-        mode: ``"enforced"`` (search with ``as_of`` = the instance cutoff) or ``"unrestricted"``
-            (no date filter; measures retrieval leakage).
-        max_evidence: ``maxItems`` of the evidence list in the output schema.
-        queries_min, queries_max: query-count bounds; default 7–12 for stock, 3–6 otherwise.
-        results_per_query: hits kept per query (``k``).
-        token_budget, chars_per_token: the passages block holds at most
-            ``token_budget * chars_per_token`` characters (3,000 tokens x 4 chars by default).
-        method_name: ``method`` value of the tool-call rows; default ``"rag"`` (enforced) or
-            ``"rag_unrestricted"``.
-
-    Returns:
-        ``(results, tool_calls)``: one :class:`MethodResult` per row in row order
-        (``n_llm_calls`` 2; ``trace`` steps ``queries``, ``search``, ``context``, ``generate``),
-        and a DataFrame with :data:`TOOL_CALL_COLUMNS`, one row per search call (``seq`` 0, 1,
-        ... per instance, in query order). ``consumed`` lists the call's returned ids that
-        made it into the prompt (a document returned by two calls is consumed by both).
-        Model, parse and search failures are recorded, never raised.
-
-    Raises:
-        ConfigError: on a bad ``mode`` or a non-positive count / budget.
+    TimeSPEC (:mod:`anachron.methods.supervised`) starts from the same plan. Arguments as in
+    :func:`run_rag`; one LLM call per instance (the queries). Raises :class:`ConfigError` on a bad
+    ``mode`` or a non-positive count / budget.
     """
     _check_config(mode, results_per_query, token_budget, chars_per_token, max_evidence)
     qmin, qmax = query_count_range(task.name, queries_min, queries_max)
@@ -663,14 +648,72 @@ def run_rag(
         )
     bar.close()
 
-    out = generate_and_parse(
-        task, rows, gen_requests, client, desc=f"{method}/{task.name}", traces=traces, calls_before=1
-    )
     tool_calls = pd.DataFrame(tool_rows, columns=TOOL_CALL_COLUMNS)
     tool_calls["seq"] = tool_calls["seq"].astype("int64")
     tool_calls["query_intent_after_cutoff"] = tool_calls["query_intent_after_cutoff"].astype(bool)
     tool_calls["error"] = pd.Series([r["error"] for r in tool_rows], index=tool_calls.index, dtype=object)
-    return out, tool_calls
+    return RagPlan(rows=rows, requests=gen_requests, traces=traces, tool_calls=tool_calls)
+
+
+def run_rag(
+    instances: pd.DataFrame,
+    task: Task,
+    client: LLMClient,
+    *,
+    params: dict[str, Any],
+    search: "SearchBackend",
+    entity_validity: _Validity | None = None,
+    mode: str = "enforced",
+    max_evidence: int = 10,
+    queries_min: int | None = None,
+    queries_max: int | None = None,
+    results_per_query: int = 5,
+    token_budget: int = 3000,
+    chars_per_token: int = 4,
+    method_name: str | None = None,
+) -> tuple[list[MethodResult], pd.DataFrame]:
+    """Run RAG on every row of ``instances`` (TEMPO App. F.2; DESIGN §4).
+
+    Args:
+        instances: rows with :data:`~anachron.tasks.base.INSTANCE_COLUMNS`.
+        task: the task implementation (prompt, schema, entities).
+        client: LLM client; two calls per instance (queries, then generation), both cached.
+        params: decoding parameters for both calls (greedy: ``temperature`` 0).
+        search: retrieval backend (``search(query, k=, as_of=)``; ``as_of`` a date or None).
+        entity_validity: point-in-time validity of entities (``is_valid(entity, day)``); None
+            means every entity counts as valid (no survivorship check).
+        mode: ``"enforced"`` (search with ``as_of`` = the instance cutoff) or ``"unrestricted"``
+            (no date filter; measures retrieval leakage).
+        max_evidence: ``maxItems`` of the evidence list in the output schema.
+        queries_min, queries_max: query-count bounds; default 7–12 for stock, 3–6 otherwise.
+        results_per_query: hits kept per query (``k``).
+        token_budget, chars_per_token: the passages block holds at most
+            ``token_budget * chars_per_token`` characters (3,000 tokens x 4 chars by default).
+        method_name: ``method`` value of the tool-call rows; default ``"rag"`` (enforced) or
+            ``"rag_unrestricted"``.
+
+    Returns:
+        ``(results, tool_calls)``: one :class:`MethodResult` per row in row order
+        (``n_llm_calls`` 2; ``trace`` steps ``queries``, ``search``, ``context``, ``generate``),
+        and a DataFrame with :data:`TOOL_CALL_COLUMNS`, one row per search call (``seq`` 0, 1,
+        ... per instance, in query order). ``consumed`` lists the call's returned ids that
+        made it into the prompt (a document returned by two calls is consumed by both).
+        Model, parse and search failures are recorded, never raised.
+
+    Raises:
+        ConfigError: on a bad ``mode`` or a non-positive count / budget.
+    """
+    plan = prepare_rag(
+        instances, task, client, params=params, search=search, entity_validity=entity_validity, mode=mode,
+        max_evidence=max_evidence, queries_min=queries_min, queries_max=queries_max,
+        results_per_query=results_per_query, token_budget=token_budget, chars_per_token=chars_per_token,
+        method_name=method_name,
+    )
+    method = method_name or METHOD_NAMES[mode]
+    out = generate_and_parse(
+        task, plan.rows, plan.requests, client, desc=f"{method}/{task.name}", traces=plan.traces, calls_before=1
+    )
+    return out, plan.tool_calls
 
 
 def _fixed_mode(method_config: dict[str, Any], mode: str) -> None:

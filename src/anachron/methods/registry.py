@@ -11,9 +11,13 @@ METHODS = {
     "temporal_hint": "anachron.methods.temporal_hint:run_temporal_hint",
     "rag": "anachron.methods.rag:run_rag_enforced",
     "rag_unrestricted": "anachron.methods.rag:run_rag_unrestricted",
+    "self_correction": "anachron.methods.supervised:run_self_correction",
+    "timespec": "anachron.methods.supervised:run_timespec",
 }
 #: Methods that search the date-stamped corpus (they get ``search`` and ``entity_validity``).
-RETRIEVAL_METHODS = frozenset({"rag", "rag_unrestricted"})
+RETRIEVAL_METHODS = frozenset({"rag", "rag_unrestricted", "timespec"})
+#: Methods with a supervisor (its model may be configured apart: methods.<m>.supervisor_model).
+SUPERVISED_METHODS = frozenset({"self_correction", "timespec"})
 
 
 def get_method(name: str) -> Callable:

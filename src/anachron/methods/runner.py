@@ -100,10 +100,7 @@ def run_method(
     results, tool_calls = out if isinstance(out, tuple) else (out, pd.DataFrame(columns=TOOL_CALL_COLUMNS))
     rows = [res.to_row(row, task=task_name, method=method_name, model=model_name) for res, (_, row) in zip(results, chosen.iterrows())]
     run = pd.DataFrame(rows, columns=RUN_COLUMNS)
-    calls = call_log.to_frame()
-    calls.insert(0, "task", task_name)
-    calls.insert(1, "method", method_name)
-    calls.insert(2, "model_key", model_name)
+    calls = call_log.frame(task=task_name, method=method_name, model_key=model_name)
     n_hits = int(calls["cache_hit"].sum()) if len(calls) else 0
     meta = {
         "task": task_name,

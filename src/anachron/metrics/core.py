@@ -2,7 +2,8 @@
 
 Definitions (TEMPO paper, §5 and App. B; DESIGN §6):
 
-* OLR_j = n_leaked_j / n_claims_j for an instance j with at least one claim;
+* OLR_j = n_leaked_j / n_claims_j over the evidence claims of an instance j with at least
+  one (claims found in the reasoning are counted apart: ``n_reasoning_claims``);
   OLR = mean over those instances. Unparseable completions have no claims and are
   left out of OLR (they count against the parse rate instead).
 * Perf_j: the task's score of a usable prediction (stock: (Spearman + 1) / 2).
@@ -33,6 +34,8 @@ SCORE_COLUMNS = [
     "n_claims",
     "n_leaked",
     "n_undated",
+    "n_reasoning_claims",
+    "n_reasoning_leaked",
     "olr",
     "perf",
     "n_evidence",
@@ -58,6 +61,9 @@ def instance_scores(
     rows = []
     for r in run.itertuples(index=False):
         c = by_inst.get_group(r.instance_id) if by_inst is not None and r.instance_id in by_inst.groups else claims.iloc[0:0]
+        reasoning = c[c["source"] == "reasoning"] if "source" in c.columns else c.iloc[0:0]
+        if "source" in c.columns:
+            c = c[c["source"] != "reasoning"]
         evidence_ok = r.parse_status in EVIDENCE_USABLE
         n_claims = int(len(c)) if evidence_ok else 0
         n_leaked = int(c["leaked"].sum()) if evidence_ok else 0
@@ -77,6 +83,8 @@ def instance_scores(
                 "n_claims": n_claims,
                 "n_leaked": n_leaked,
                 "n_undated": int((c["verdict"] == "undated").sum()) if evidence_ok else 0,
+                "n_reasoning_claims": int(len(reasoning)) if evidence_ok else 0,
+                "n_reasoning_leaked": int(reasoning["leaked"].sum()) if evidence_ok else 0,
                 "olr": n_leaked / n_claims if n_claims else np.nan,
                 "perf": perf,
                 "n_evidence": n_claims,

@@ -105,3 +105,76 @@ def enforcement_report(trace_scores: pd.DataFrame) -> str:
             "to `run.methods` to measure what the date filter removes.\n"
         )
     return enforcement_markdown(enforcement_table(trace_scores))
+
+
+DCLR_NOTE = (
+    "Shapley-DCLR: Σ|φ|·leaked / Σ|φ| over an instance's claims, φ the claim's Shapley value on the task "
+    "score of the model's closed-world prediction given only a coalition of claims (TimeSPEC paper, Eq. 4); "
+    "Top-K: share of the K claims with the largest |φ| that leaked; both averaged over instances, 95% "
+    "bootstrap CI. Estimator: exact enumeration when 2^n fits the per-instance budget of model calls, "
+    "Leverage SHAP otherwise. OLR on the same instances is shown for comparison."
+)
+
+
+def dclr_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Shapley-DCLR and Top-1/3/5 per task x method x model x split, with estimator and call counts."""
+    n = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'shapley'").fetchone()[0]
+    if not n or "dclr" not in [r[0] for r in con.execute("DESCRIBE shapley").fetchall()]:
+        return pd.DataFrame()
+    metrics = con.execute(
+        "SELECT task, method, model, split, metric, value, ci_low, ci_high, n FROM metrics "
+        "WHERE metric IN ('dclr', 'top1', 'top3', 'top5')"
+    ).df()
+    calls = con.execute(
+        """SELECT s.task, s.method, s.model, s.split, count(*) AS instances, sum(s.n_claims) AS claims,
+                  avg(s.n_calls) AS mean_calls, max(s.n_calls) AS max_calls, max(s.budget) AS budget,
+                  sum(CASE WHEN s.estimator = 'exact' THEN 1 ELSE 0 END) AS n_exact,
+                  avg(s.exact_mae) AS exact_mae, avg(sc.olr) AS olr
+           FROM shapley s LEFT JOIN instance_scores sc
+             ON s.task = sc.task AND s.method = sc.method AND s.model = sc.model AND s.instance_id = sc.instance_id
+           GROUP BY ALL ORDER BY ALL"""
+    ).df()
+    rows = []
+    for r in calls.itertuples(index=False):
+        m = metrics[(metrics.task == r.task) & (metrics.method == r.method) & (metrics.model == r.model) & (metrics.split == r.split)]
+        get = {x.metric: x for x in m.itertuples(index=False)}
+
+        def cell(k: str) -> str:
+            x = get.get(k)
+            return _fmt(x.value, x.ci_low, x.ci_high, pct=True) if x is not None else "–"
+
+        rows.append(
+            {
+                "Task": r.task, "Method": r.method, "Model": r.model, "Split": r.split,
+                "n": int(r.instances), "claims": int(r.claims),
+                "DCLR % [95% CI]": cell("dclr"), "Top-1 %": cell("top1"), "Top-3 %": cell("top3"), "Top-5 %": cell("top5"),
+                "OLR %": _fmt(r.olr, pct=True),
+                "exact / n": f"{int(r.n_exact)}/{int(r.instances)}",
+                "calls mean (max) / budget": f"{r.mean_calls:.1f} ({int(r.max_calls)}) / {int(r.budget)}",
+                "MAE vs exact": "–" if _isnan(r.exact_mae) else f"{r.exact_mae:.4f}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def dclr_report(con: duckdb.DuckDBPyConnection) -> str:
+    """``results/tables/dclr.md``: the Shapley-DCLR table, or a note when nothing was attributed."""
+    table = dclr_table(con)
+    if not len(table):
+        return "# Shapley-DCLR\n\nNo Shapley attributions: no run in `shapley.tasks` / `shapley.methods` had claims.\n"
+    return to_markdown(table, "Shapley-DCLR: leakage among the decision-critical claims", DCLR_NOTE)
+
+
+def calibration_report(con: duckdb.DuckDBPyConnection) -> str:
+    """``results/tables/calibration.md``: verifier recall / false positives on planted claims, and the
+    control-split OLR floor of every run (DESIGN §5; TEMPO App. G.5 reports 0.0-0.7%)."""
+    from anachron.verify.calibration import calibration_markdown
+
+    have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    table = con.execute("SELECT * FROM calibration").df() if "calibration" in have else pd.DataFrame()
+    if "_empty" in table.columns:
+        table = pd.DataFrame()
+    control = pd.DataFrame()
+    if "metrics" in have:
+        control = con.execute("SELECT * FROM metrics WHERE split = 'control' AND metric = 'olr'").df()
+    return calibration_markdown(table, control)

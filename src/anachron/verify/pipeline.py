@@ -1,12 +1,20 @@
-"""Claim-level verification of a run: every evidence item gets a verdict (DESIGN §5).
+"""Claim-level verification of a run: every claim gets a verdict (DESIGN §5).
 
-For each evidence item of each parsed completion the verifier decides an
-*effective date* from the most trustworthy layer that applies:
+Claims come from each usable completion's evidence and reasoning
+(:mod:`anachron.verify.claims`: the deterministic extractor, or the LLM extractor with the
+deterministic one as fallback), each with a category A1-A5 / B1-B2. For every claim the
+verifier decides an *effective date* from the most trustworthy layer that applies:
 
 1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.grounded`);
 2. ``rules``: the earliest realistic public date of the information
    (:mod:`anachron.verify.rules`); a declared date that is too early is corrected;
-3. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
+3. ``llm``: when configured, the date-plausibility verifier model judges the declared dates the
+   first two layers left standing (:mod:`anachron.verify.llm_layer`, batches of 80); when its
+   answer is unusable after one retry the rules verdict stands and the reason says so;
+4. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
+
+OLR and Cov count the evidence claims (``source == "evidence"``, TEMPO §5); claims from the
+reasoning are verified and stored too (Shapley-DCLR uses every claim).
 
 The claim leaks iff its effective date is after the cutoff (same day does not
 leak unless ``leak_on_same_day``), or a grounded check found it states the
@@ -33,6 +41,7 @@ CLAIM_COLUMNS = [
     "model",
     "instance_id",
     "claim_id",
+    "source",
     "evidence_id",
     "fact",
     "declared_date_raw",
@@ -42,6 +51,8 @@ CLAIM_COLUMNS = [
     "effective_date",
     "cutoff_date",
     "category",
+    "category_rule",
+    "extractor",
     "leaked",
     "verdict",
     "layer",
@@ -50,6 +61,8 @@ CLAIM_COLUMNS = [
 ]
 
 LAYERS = ("grounded", "rules")
+#: Every layer a config may name (``llm`` needs a verifier model).
+ALL_LAYERS = ("grounded", "rules", "llm")
 
 _CITE = re.compile(r"\[([\d\s,;\-–]+)\]")
 
@@ -139,6 +152,43 @@ def verify_claim(
     return out
 
 
+def extract_run_claims(
+    run: pd.DataFrame,
+    instances: pd.DataFrame,
+    task: Any,
+    client: Any,
+    params: dict[str, Any],
+    contexts: dict[str, dict[str, Any]],
+) -> dict[str, list[Any]]:
+    """Claims of every usable completion by the LLM extractor (deterministic fallback per instance).
+
+    Args:
+        run: run table; instances: the task's instances indexed by id; task: the task;
+        client: the verifier model's client (None: deterministic extraction only);
+        params: its decoding parameters; contexts: instance_id -> grounding context.
+
+    Returns:
+        instance_id -> list of :class:`anachron.verify.claims.Claim`.
+    """
+    from anachron.llm.structured import EVIDENCE_USABLE
+    from anachron.verify.claims import extract_claims, extract_claims_llm
+
+    usable = run[run["parse_status"].isin(EVIDENCE_USABLE)]
+    outputs = [(json.loads(r.evidence or "[]"), r.reasoning or "") for r in usable.itertuples(index=False)]
+    ctxs = [{"task": task.name, **contexts[i]} for i in usable["instance_id"]]
+    if client is None:
+        return {i: extract_claims(ev, rs, c) for i, (ev, rs), c in zip(usable["instance_id"], outputs, ctxs)}
+    rows = [instances.loc[i] for i in usable["instance_id"]]
+    got = extract_claims_llm(client, task, rows, outputs, params, ctxs)
+    return {i: claims for i, (claims, _) in zip(usable["instance_id"], got)}
+
+
+def _as_claim_dicts(evidence: list[dict[str, Any]], reasoning: str, context: dict[str, Any]) -> list[Any]:
+    from anachron.verify.claims import extract_claims
+
+    return extract_claims(evidence, reasoning, context)
+
+
 def verify_run(
     run: pd.DataFrame,
     contexts: dict[str, dict[str, Any]],
@@ -146,50 +196,155 @@ def verify_run(
     grounding: Grounding | None = None,
     layers: tuple[str, ...] = LAYERS,
     leak_on_same_day: bool = False,
+    task_name: str | None = None,
+    claims_by_instance: dict[str, list[Any]] | None = None,
+    llm: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One row per evidence item of every usable completion in ``run``.
+    """One row per claim of every usable completion in ``run``.
 
     Args:
         run: a run table (``RUN_COLUMNS`` of :mod:`anachron.methods.base`).
         contexts: instance_id -> grounding context (``cutoff_date`` at least).
         grounding: the task's grounded checks, or None.
-        layers: verifier layers to apply.
+        layers: verifier layers to apply (``grounded``, ``rules``, ``llm``).
         leak_on_same_day: see :func:`verify_claim`.
+        task_name: the task (given to the claim categoriser).
+        claims_by_instance: claims already extracted per instance (e.g. by the LLM extractor,
+            :class:`anachron.verify.claims.Claim`); others use the deterministic extractor.
+        llm: the LLM layer's ``{"client", "params", "batch_size"}``; required when ``layers``
+            has ``llm``.
 
     Returns:
         DataFrame with :data:`CLAIM_COLUMNS` (empty, with those columns, if no claims).
+
+    Raises:
+        ValueError: ``llm`` in ``layers`` without an ``llm`` client.
     """
+    from anachron.llm.structured import EVIDENCE_USABLE
+
+    if "llm" in layers and not llm:
+        raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
+    base_layers = tuple(x for x in layers if x != "llm")
     rows: list[dict[str, Any]] = []
     for r in run.itertuples(index=False):
-        evidence = json.loads(r.evidence or "[]")
-        if not evidence:
+        if getattr(r, "parse_status", "ok") not in EVIDENCE_USABLE:
             continue
+        evidence = json.loads(r.evidence or "[]")
         ctx = contexts[r.instance_id]
         cutoff = dt.date.fromisoformat(r.cutoff_date)
         cited = cited_ids(r.reasoning)
-        for k, item in enumerate(evidence, start=1):
-            eid = item.get("id") or k
+        if claims_by_instance is not None and r.instance_id in claims_by_instance:
+            claims = claims_by_instance[r.instance_id]
+        else:
+            claims = _as_claim_dicts(evidence, r.reasoning or "", {"task": task_name, **ctx})
+        n_reasoning = 0
+        for k, c in enumerate(claims, start=1):
             verdict = verify_claim(
-                item["fact"],
-                item.get("source_date"),
+                c.text,
+                c.declared_date_raw,
                 cutoff,
                 instance=ctx,
                 grounding=grounding,
-                layers=layers,
+                layers=base_layers,
                 leak_on_same_day=leak_on_same_day,
             )
+            if c.source == "evidence":
+                cid = f"{r.instance_id}:{k}"
+            else:
+                n_reasoning += 1
+                cid = f"{r.instance_id}:r{n_reasoning}"
             rows.append(
                 {
                     "task": r.task,
                     "method": r.method,
                     "model": r.model,
                     "instance_id": r.instance_id,
-                    "claim_id": f"{r.instance_id}:{k}",
-                    "evidence_id": int(eid),
-                    "fact": item["fact"],
+                    "claim_id": cid,
+                    "source": c.source,
+                    "evidence_id": c.evidence_id,
+                    "fact": c.text,
                     "cutoff_date": r.cutoff_date,
-                    "cited": int(eid) in cited,
+                    "cited": c.source == "evidence" and c.evidence_id is not None and int(c.evidence_id) in cited,
                     **verdict,
+                    "category": verdict["category"] or c.category,
+                    "category_rule": "grounded check" if verdict["category"] else c.category_rule,
+                    "extractor": c.extractor,
                 }
             )
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    if "llm" in layers and rows:
+        _apply_llm_layer(rows, llm or {}, leak_on_same_day)
+    out = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    out["evidence_id"] = out["evidence_id"].astype("Int64")
+    return out
+
+
+def _apply_llm_layer(rows: list[dict[str, Any]], llm: dict[str, Any], leak_on_same_day: bool) -> None:
+    """Layer 3 in place: declared dates left standing by grounded / rules go to the verifier model."""
+    from anachron.verify.llm_layer import check_plausibility
+
+    todo = [i for i, r in enumerate(rows) if r["layer"] == "declared" and r["declared_date"]]
+    if not todo:
+        return
+    items = [{"fact": rows[i]["fact"], "declared_date": rows[i]["declared_date"], "cutoff_date": rows[i]["cutoff_date"]} for i in todo]
+    verdicts = check_plausibility(llm["client"], items, llm.get("params") or {}, batch_size=int(llm.get("batch_size", 80)))
+    for i, v in zip(todo, verdicts):
+        r = rows[i]
+        if v.status != "ok":
+            r["reason"] = f"llm verifier unusable ({v.reason}); rules layer: {r['reason']}"
+            continue
+        cutoff = dt.date.fromisoformat(r["cutoff_date"])
+        declared = dt.date.fromisoformat(r["declared_date"])
+        eff = declared if v.plausible or v.corrected_date is None else max(declared, v.corrected_date)
+        leaked = eff > cutoff or (leak_on_same_day and eff == cutoff)
+        r.update(
+            effective_date=eff.isoformat(),
+            leaked=bool(leaked),
+            verdict="leaked" if leaked else "clean",
+            layer="llm",
+            reason=("plausible: " if v.plausible else f"implausible, corrected to {eff}: ") + v.reason,
+        )
+
+
+def verify_table(
+    claims: pd.DataFrame,
+    contexts: dict[str, dict[str, Any]],
+    groundings: dict[str, Grounding | None],
+    layers: tuple[str, ...],
+    *,
+    llm: dict[str, Any] | None = None,
+    leak_on_same_day: bool = False,
+) -> pd.DataFrame:
+    """Verdicts for a table of claims of any tasks (the calibration's ``verify_fn``).
+
+    Args:
+        claims: rows with ``task``, ``instance_id``, ``fact``, ``declared_date_raw``, ``cutoff_date``.
+        contexts: instance_id -> grounding context.
+        groundings: task -> grounded checks (or None).
+        layers: layers to apply (``llm`` needs ``llm``: ``{"client", "params", "batch_size"}``).
+        leak_on_same_day: see :func:`verify_claim`.
+
+    Returns:
+        Frame aligned to ``claims`` with ``leaked``, ``verdict``, ``layer``, ``reason``, ``effective_date``.
+
+    Raises:
+        ValueError: ``llm`` in ``layers`` without a client.
+    """
+    if "llm" in layers and not llm:
+        raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
+    base = tuple(x for x in layers if x != "llm")
+    rows = []
+    for r in claims.itertuples(index=False):
+        v = verify_claim(
+            r.fact,
+            r.declared_date_raw,
+            dt.date.fromisoformat(r.cutoff_date),
+            instance=dict(contexts.get(r.instance_id, {})),
+            grounding=groundings.get(r.task) if "grounded" in base else None,
+            layers=base,
+            leak_on_same_day=leak_on_same_day,
+        )
+        rows.append({**v, "fact": r.fact, "cutoff_date": r.cutoff_date})
+    if "llm" in layers and rows:
+        _apply_llm_layer(rows, llm or {}, leak_on_same_day)
+    cols = ["leaked", "verdict", "layer", "reason", "effective_date"]
+    return pd.DataFrame([{k: r[k] for k in cols} for r in rows], index=claims.index, columns=cols)

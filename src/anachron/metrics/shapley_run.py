@@ -1,0 +1,202 @@
+"""Shapley-DCLR of a run: claim attributions from model calls on claim coalitions (DESIGN §6).
+
+For an instance with claims ``c_1..c_n`` (evidence and reasoning claims of the run's final
+output, :mod:`anachron.verify.pipeline`), the value of a coalition ``S`` is the task score
+(Perf) of the model's prediction when it is given the task input and only the claims in ``S``,
+in a closed world (:func:`anachron.methods.supervised.closed_world_messages`, prediction only).
+Shapley values ``phi_i`` of that game (exact for small ``n``, Leverage SHAP beyond, within a
+per-instance budget of model calls; :mod:`anachron.metrics.shapley`) weight each claim's
+leakage indicator: Shapley-DCLR = sum |phi_i| l_i / sum |phi_i|; Top-K = share of the K
+largest-|phi| claims that leaked (TimeSPEC paper §4.2, Eq. 4 and Eq. 7).
+
+A coalition whose answer does not parse, or whose prediction is invalid, gets the mean value
+of that instance's parsed coalitions (0 when none parsed); their number is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anachron.llm.client import LLMClient
+from anachron.llm.structured import json_candidates
+from anachron.llm.types import ChatRequest
+from anachron.metrics.core import METRIC_COLUMNS, bootstrap_ci
+from anachron.metrics.shapley import shapley_dclr, shapley_values, top_k_leak
+from anachron.methods.supervised import closed_world_messages
+from anachron.tasks.base import Task
+
+log = logging.getLogger(__name__)
+
+PHI_COLUMNS = ["task", "method", "model", "split", "instance_id", "claim_id", "source", "fact", "leaked", "phi", "abs_rank"]
+SHAPLEY_COLUMNS = [
+    "task", "method", "model", "split", "instance_id", "n_claims", "n_leaked", "estimator", "n_calls", "budget",
+    "n_failed", "v_empty", "v_all", "dclr", "top1", "top3", "top5", "exact_mae",
+]
+TOP_K = (1, 3, 5)
+
+
+def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str, Any]) -> ChatRequest:
+    """The coalition-value request: closed world over ``facts``, prediction only."""
+    return ChatRequest(
+        messages=closed_world_messages(task, row, facts, prediction_only=True),
+        params=params,
+        response_schema={
+            "type": "object",
+            "properties": {"prediction": task.prediction_schema(row)},
+            "required": ["prediction"],
+        },
+        tag={"instance_id": row["instance_id"], "step": "shapley"},
+    )
+
+
+class ModelValue:
+    """``v(S)`` for one instance, from cached, concurrent model calls (a batched ValueFn).
+
+    Args:
+        task, row: the task and the instance row.
+        facts: claim texts, in claim order.
+        client: the run's model client.
+        params: decoding parameters of the value calls.
+    """
+
+    def __init__(self, task: Task, row: pd.Series, facts: list[str], client: LLMClient, params: dict[str, Any]):
+        self.task, self.row, self.facts, self.client, self.params = task, row, facts, client, params
+        self.n_failed = 0
+        self.n_calls = 0
+
+    def _score(self, text: str) -> float:
+        """Perf of the prediction in ``text`` (NaN when there is none or it is invalid)."""
+        for _, cand in json_candidates(text or ""):
+            try:
+                data = json.loads(cand)
+            except (json.JSONDecodeError, ValueError):
+                continue
+            if not isinstance(data, dict) or "prediction" not in data:
+                return float("nan")
+            try:
+                return float(self.task.perf(self.row, self.task.validate_prediction(self.row, data["prediction"])))
+            except (ValueError, TypeError, KeyError):
+                return float("nan")
+        return float("nan")
+
+    def __call__(self, masks: np.ndarray) -> np.ndarray:
+        masks = np.atleast_2d(np.asarray(masks, dtype=bool))
+        reqs = [value_request(self.task, self.row, [f for f, m in zip(self.facts, mask) if m], self.params) for mask in masks]
+        results = self.client.complete_many(reqs, desc=f"shapley/{self.row['instance_id']}")
+        self.n_calls += len(reqs)
+        vals = np.array([self._score(r.text) if r.ok else np.nan for r in results], dtype=float)
+        self.n_failed += int(np.isnan(vals).sum())
+        return vals
+
+
+def _impute(value: ModelValue):
+    """Wrap a ModelValue so unparsed coalitions get the mean of parsed ones seen so far (0 if none)."""
+    seen: list[float] = []
+
+    def fn(masks: np.ndarray) -> np.ndarray:
+        vals = value(masks)
+        ok = vals[~np.isnan(vals)]
+        seen.extend(ok.tolist())
+        fill = float(np.mean(seen)) if seen else 0.0
+        return np.where(np.isnan(vals), fill, vals)
+
+    return fn
+
+
+def shapley_for_run(
+    run: pd.DataFrame,
+    claims: pd.DataFrame,
+    instances: pd.DataFrame,
+    task: Task,
+    client: LLMClient,
+    *,
+    params: dict[str, Any],
+    budget: int,
+    seed: int,
+    exact_max: int = 12,
+    agreement_max_claims: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Shapley values of every claim of every instance of ``run`` that has claims.
+
+    Args:
+        run: the run's completions (instances to attribute; filter before calling to sample).
+        claims: the run's claims (:data:`anachron.verify.pipeline.CLAIM_COLUMNS`).
+        instances: the task's instance table (indexed or with ``instance_id``).
+        task: the task.
+        client: the run's model client (cached, concurrent).
+        params: decoding parameters of the value calls.
+        budget: model calls per instance at most (v(empty) and v(all) included).
+        seed: Leverage SHAP sampling seed.
+        exact_max: never enumerate exactly beyond this many claims.
+        agreement_max_claims: for instances with ``2^n > budget`` and ``n <= agreement_max_claims``,
+            also compute exact values and record the mean absolute error of the estimate
+            (``exact_mae``); those extra calls are outside the budget and logged apart.
+
+    Returns:
+        ``(phi, per_instance)`` with :data:`PHI_COLUMNS` and :data:`SHAPLEY_COLUMNS`.
+    """
+    from anachron.metrics.shapley import exact_shapley
+
+    inst = instances.set_index("instance_id", drop=False) if "instance_id" in instances.columns else instances
+    phi_rows: list[dict[str, Any]] = []
+    inst_rows: list[dict[str, Any]] = []
+    for r in run.itertuples(index=False):
+        c = claims[claims["instance_id"] == r.instance_id]
+        if not len(c):
+            continue
+        row = inst.loc[r.instance_id]
+        facts = [str(f) for f in c["fact"]]
+        leaked = c["leaked"].to_numpy(dtype=bool)
+        n = len(facts)
+        value = ModelValue(task, row, facts, client, params)
+        res = shapley_values(n, _impute(value), budget=budget, seed=seed, exact_max=exact_max)
+        mae = np.nan
+        if res.method == "leverage" and n <= agreement_max_claims:
+            exact = exact_shapley(n, _impute(ModelValue(task, row, facts, client, params)))
+            mae = float(np.mean(np.abs(exact - res.phi)))
+        order = np.argsort(-np.abs(res.phi), kind="stable")
+        ranks = np.empty(n, dtype=int)
+        ranks[order] = np.arange(1, n + 1)
+        base = {"task": r.task, "method": r.method, "model": r.model, "split": r.split, "instance_id": r.instance_id}
+        for k, cr in enumerate(c.itertuples(index=False)):
+            phi_rows.append(
+                {**base, "claim_id": cr.claim_id, "source": getattr(cr, "source", "evidence"), "fact": cr.fact,
+                 "leaked": bool(leaked[k]), "phi": float(res.phi[k]), "abs_rank": int(ranks[k])}
+            )
+        inst_rows.append(
+            {
+                **base,
+                "n_claims": n,
+                "n_leaked": int(leaked.sum()),
+                "estimator": res.method,
+                "n_calls": int(res.n_calls),
+                "budget": int(budget),
+                "n_failed": int(value.n_failed),
+                "v_empty": float(res.v_empty),
+                "v_all": float(res.v_all),
+                "dclr": shapley_dclr(res.phi, leaked),
+                **{f"top{k}": top_k_leak(res.phi, leaked, k) for k in TOP_K},
+                "exact_mae": mae,
+            }
+        )
+        log.info("%s: n=%d %s calls=%d dclr=%s", r.instance_id, n, res.method, res.n_calls, inst_rows[-1]["dclr"])
+    return pd.DataFrame(phi_rows, columns=PHI_COLUMNS), pd.DataFrame(inst_rows, columns=SHAPLEY_COLUMNS)
+
+
+def aggregate_shapley(per_instance: pd.DataFrame, **bootstrap: Any) -> pd.DataFrame:
+    """Metric rows (:data:`METRIC_COLUMNS`): ``dclr``, ``top1``, ``top3``, ``top5`` per run and split."""
+    out = []
+    keys = ["task", "method", "model", "split"]
+    for key, g in per_instance.groupby(keys, sort=True):
+        for metric in ("dclr", "top1", "top3", "top5"):
+            v = g[metric].to_numpy(dtype=float)
+            v = v[~np.isnan(v)]
+            lo, hi = bootstrap_ci(v, **bootstrap)
+            out.append({**dict(zip(keys, key)), "metric": metric, "value": float(v.mean()) if v.size else np.nan,
+                        "ci_low": lo, "ci_high": hi, "n": int(v.size)})
+    return pd.DataFrame(out, columns=METRIC_COLUMNS)

@@ -1,0 +1,1246 @@
+"""Claims: the temporal taxonomy, rule-based categories, and the two claim extractors.
+
+A *claim* is one atomic factual statement taken from a completion's evidence list or its
+reasoning. Each claim gets a category of the temporal taxonomy of TimeSPEC (Zhang et al.
+2026b; used by the TEMPO paper, App. F.3 "Phase 2: Supervisor" and App. I.3; DESIGN §4):
+
+==== ======================== =====================================================
+A1   discrete event           verified by date ("Chevron acquired Anadarko")
+A2   state / measurement      verified by date ("XOM's 2019 revenue was $265B")
+A3   publication              verified by date ("Apple reported Q4 results")
+A4   outcome of the instance  always leaked (the answer being predicted)
+A5   consequence of outcome   always leaked ("following the ruling, ...")
+B1   background               always clean ("the Supreme Court has nine justices")
+B2   definitional             always clean ("the Brier score is (p - o)^2")
+==== ======================== =====================================================
+
+Two extractors produce :class:`Claim` lists:
+
+* :func:`extract_claims` (deterministic, no model): every evidence item, plus each
+  reasoning sentence that carries a date, a number or a named event; categories by
+  :func:`categorize`.
+* :func:`extract_claims_llm` (a model, batched): the TimeSPEC claim-extraction step
+  (App. I.3 structure, the project's own wording); an unusable answer falls back to the
+  deterministic extractor, with the reason in the trace.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from anachron.llm.types import ChatRequest
+from anachron.verify.dates import Period, find_periods, normalize_declared
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: The seven categories, in taxonomy order.
+CATEGORIES = ("A1", "A2", "A3", "A4", "A5", "B1", "B2")
+#: One-line meaning of each category (also shown to the LLM extractor).
+CATEGORY_NAMES = {
+    "A1": "discrete event",
+    "A2": "state or measurement",
+    "A3": "publication or announcement",
+    "A4": "outcome of the instance itself",
+    "A5": "consequence of the outcome",
+    "B1": "background",
+    "B2": "definitional",
+}
+#: Categories that are leaked by definition (the outcome and what follows from it).
+ALWAYS_LEAKED = frozenset({"A4", "A5"})
+#: Categories that are clean by definition (time-invariant).
+ALWAYS_CLEAN = frozenset({"B1", "B2"})
+#: Categories whose availability date must be verified.
+VERIFIABLE = frozenset({"A1", "A2", "A3"})
+
+EXTRACTOR_DETERMINISTIC = "deterministic"
+EXTRACTOR_LLM = "llm"
+
+
+@dataclass
+class Claim:
+    """One atomic claim.
+
+    Attributes:
+        text: the claim text (citations stripped).
+        source: ``"evidence"`` (from an evidence item, or an LLM claim matched to one) or
+            ``"reasoning"``.
+        evidence_id: id of the evidence item the claim came from; None for reasoning-only claims.
+        declared_date_raw: the date the model declared for it, as written: the evidence item's
+            ``source_date``; for a reasoning claim the ``source_date`` of the single evidence item
+            it cites, or the LLM's ``temporal_ref`` when that parses as a date; else None.
+        category: one of :data:`CATEGORIES`.
+        category_rule: the :func:`categorize` rule that fired, or ``"llm: <reason>"``.
+        extractor: ``"deterministic"`` or ``"llm"``.
+        temporal_ref: the time reference the LLM extractor gave (None from the deterministic one).
+        cited_ids: evidence ids cited as [k] by the reasoning sentence (reasoning claims only).
+        original_span: the LLM's verbatim span (None from the deterministic extractor).
+    """
+
+    text: str
+    source: str
+    evidence_id: int | None
+    declared_date_raw: str | None
+    category: str
+    category_rule: str
+    extractor: str
+    temporal_ref: str | None = None
+    cited_ids: tuple[int, ...] = ()
+    original_span: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict of all fields (``cited_ids`` as a list)."""
+        d = asdict(self)
+        d["cited_ids"] = list(self.cited_ids)
+        return d
+
+
+# ---------------------------------------------------------------------------------------
+# text features
+# ---------------------------------------------------------------------------------------
+
+_HEDGE = re.compile(
+    r"\b(expect(?:s|ed)? to|is expected|are expected|likely|unlikely|probably|(?-i:may)(?!\s+[0-9])|might|could|"
+    r"would|should|will|won't|predict(?:s|ed)?|forecast(?:s|ed)? (?:that|to)|projected to|anticipate[sd]?|rumou?red|"
+    r"speculat\w*|possib(?:le|ly)|potential(?:ly)?|chance|odds|probability)\b",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"\b(I|I'm|I'd|we|We|my|My|our|Our|us)\b")
+_RELATIVE_TIME = re.compile(
+    r"\b(yesterday|today|tomorrow|recently|currently|this (?:week|month|quarter|year|season|term)|"
+    r"last (?:week|month|quarter|year|season|term)|next (?:week|month|quarter|year|season|term)|"
+    r"year-to-date|ytd|year-end|year end)\b"
+    r"|\b(January|February|March|April|June|July|August|September|October|November|December)\b"
+    r"|\bMay(?=\s+\d)",
+    re.I,
+)
+# numerals that name things rather than measure them: masked before looking for a number
+_NAME_NUMERALS = re.compile(
+    r"S&P\s?500|S&P\s?400|S&P\s?600|Fortune\s?500|Russell\s?[0-9]{4}|Nasdaq[- ]100|Dow\s?30|COVID-19|SARS-CoV-2|"
+    r"\b10-K(?:/A)?\b|\b10-Q\b|\b8-K\b|\bS-1\b|\b401\(k\)|\bForm\s+[0-9A-Z-]+|"
+    r"§+\s?[0-9][0-9a-z().-]*|\b[0-9]+\s+U\.?S\.?C?\.?(?:\s+§*\s?[0-9]+)?|\bU\.?S\.?C\.?\s+§*\s?[0-9]+|"
+    r"\b(?:Section|Sec\.|Rule|Article|Title|Amendment|Chapter|Docket|No\.)\s+[0-9][0-9a-z().-]*|"
+    r"\b[0-9]+(?:st|nd|rd|th)\s+(?:Circuit|Amendment|Congress|District|Street|Avenue|Precinct)\b|"
+    r"\bCase\s+No\.?\s*[0-9-]+|\b[0-9]{1,2}-[0-9]{3,5}\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"[0-9]|\b(million|billion|trillion|percent|percentage points?|basis points?|bps)\b", re.I
+)
+_STATE_AS_OF = re.compile(r"\b(as of|at the end of|at year-end|at the close of|as at)\b", re.I)
+
+_DEFINITION = re.compile(
+    r"\b(?:is|are) defined as\b|\brefers? to\b|\bmeasures\s+(?:the|how|a|an|whether|what|its|their)\b"
+    r"|\bis a measure of\b|\b(?:is|are) (?:calculated|computed) as\b|\bis the (?:ratio|sum|average|difference|"
+    r"product|share|fraction) of\b|\bdivided by\b|\bby definition\b|\bmeans that\b|\bdenotes\b|\bformula\b"
+    r"|\bis a (?:term|metric|statistic|doctrine|legal standard)\b"
+    r"|\b(?:is|equals)\s+\$?\(?\s*[a-z]\w{0,3}\s*[-+*/^]\s*[a-z0-9(]|\s=\s",
+    re.I,
+)
+_PUBLICATION = re.compile(
+    r"\b(report(?:ed|s|ing)?|announce(?:d|s|ment|ments)?|filed|filing|filings|publish(?:ed|es)?|"
+    r"release[ds]?|press release|10-K(?:/A)?|10-Q|8-K|said in a statement|statement|guidance|guided|"
+    r"disclosed?|disclosure|earnings call|conference call|investor day|prospectus|proxy)\b",
+    re.I,
+)
+_EVENT_VERB = re.compile(
+    r"\b(acquir(?:ed|es|ing)|acquisition|bought|buys|purchas(?:ed|es)|sold|sells|merg(?:ed|es|er)|"
+    r"sign(?:ed|s|ing)|re-signed|inked|launch(?:ed|es)|unveil(?:ed|s)|introduc(?:ed|es)|debut(?:ed|s)|"
+    r"won|wins|defeated|beat|hired|fired|appointed|(?:was|were) named|resign(?:ed|s)|retir(?:ed|es)|"
+    r"stepped down|elected|(?:was|were) traded|traded (?:to|for|away)|sued|lawsuit|settled|spun off|"
+    r"went public|ipo|declared|defaulted|bankrupt(?:cy)?|recall(?:ed|s)|grounded|approv(?:ed|es)|"
+    r"reject(?:ed|s)|vetoed|enacted|passed|invad(?:ed|es)|agreed|completed|closed (?:the|its|a) (?:deal|"
+    r"acquisition|merger|sale|purchase)|began|started|ended|died|injur(?:ed|y)|underwent|drafted|waived|"
+    r"extended|granted|denied|argued|heard|indicted|convicted|sentenced|fined|banned|imposed|lifted|"
+    r"cut|raised|lowered|downgraded|upgraded|joined|departed|expanded|entered|exited|withdr(?:ew|awn)|"
+    r"collapsed|shut down|laid off|layoffs|outbreak|struck|ruled|held|decided|reversed|affirmed|vacated|"
+    r"remanded|upheld|struck down)\b",
+    re.I,
+)
+_STOCK_MOVE = re.compile(
+    r"\b(returns?|returned|gain(?:ed|s)?|rose|rise|risen|rising|fell|fall(?:en|ing)?|drop(?:ped|s)?|"
+    r"declin(?:e|ed|es|ing)|surg(?:e|ed|es)|plung(?:e|ed|es)|plummet(?:ed|s)?|tumbl(?:e|ed|es)|soar(?:ed|s)?|"
+    r"jump(?:ed|s)?|slump(?:ed|s)?|rall(?:y|ied|ies)|rebound(?:ed|s)?|crash(?:ed|es)?|sank|sunk|lost|"
+    r"outperform(?:ed|s)?|underperform(?:ed|s)?|best[- ]perform\w*|worst[- ]perform\w*|performer|"
+    r"increase[ds]?|decrease[ds]?|loss|losses|advanc(?:e|ed|es)|slid|slide|up|down)\b",
+    re.I,
+)
+_STOCK_NOUN = re.compile(
+    r"\b(shares?|stocks?|share price|stock price|price|prices|returns?|market (?:cap|capitalization|value)|"
+    r"valuation|traded|trading|closed|performer|perform\w*)\b",
+    re.I,
+)
+_PRICE_WORDS = re.compile(
+    r"\b(clos(?:e|ed|ing) (?:at|of)|traded at|trading at|price[sd]? (?:at|of)|priced at|(?:a|per) share)\b", re.I
+)
+_FUNDAMENTAL = re.compile(
+    r"\b(revenues?|sales|earnings|eps|net income|net loss|income|profits?|margins?|ebitda|cash flow|deliveries|"
+    r"production|output|demand|dividends?|debt|guidance|bookings|subscribers|users|headcount)\b",
+    re.I,
+)
+_WINDOW_PHRASE = re.compile(
+    r"\b(?:over|during|across|through(?:out)?|in|by the end of|at the end of|end(?:ed|s)?|finish(?:ed|es)?) the "
+    r"(?:\w+ )?(?:window|period|horizon|ranking period|evaluation period|prediction period|forecast period)\b",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(ruled|rules|held|holds|decided|reversed|affirmed|vacated|remanded|sided with|struck down|upheld|"
+    r"dissent(?:ed|ing)?|opinion of the court|in favou?r of|found for|ruling for|[0-9]-[0-9] (?:vote|decision|"
+    r"ruling|majority))\b",
+    re.I,
+)
+_STATES = (
+    "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|"
+    "Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|"
+    "Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|"
+    "Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|"
+    "Virginia|Washington|West Virginia|Wisconsin|Wyoming|state|State"
+)
+_LOWER_COURT = re.compile(
+    r"\b(circuit|court of appeals|appeals court|appellate court|district court|state supreme court|trial court|"
+    r"bankruptcy court|court below|lower court|court of criminal appeals|tax court|court of federal claims|"
+    rf"(?-i:(?:{_STATES}))(?:'s)? (?:Supreme|High|Superior) Court|court of (?:the )?(?:{_STATES})|"
+    rf"(?:Supreme|High|Superior) Court of (?:the State of |the Commonwealth of )?(?-i:(?:{_STATES})))\b",
+    re.I,
+)
+_SUPREME = re.compile(
+    r"\b(U\.?S\.? Supreme Court|(?-i:[Tt]he) Supreme Court|Supreme Court of the United States|justices?|SCOTUS)\b", re.I
+)
+_THE_COURT = re.compile(r"\b[Tt]he (?:Court|Justices|majority|high court)\b(?!\s+of\s+Appeals|\s+below)")
+_CASE_REF = re.compile(
+    r"\b(this case|the case|this dispute|the petitioners?|the respondents?|the appellants?|the appellees?)\b", re.I
+)
+_CASE_CITE = re.compile(r"\b([A-Z][\w.&'-]*(?:\s+[A-Z][\w.&'-]*)*)\s+v\.?s?\.?\s+([A-Z][\w.&'-]*(?:\s+[A-Z][\w.&'-]*)*)")
+_CONTRACT = re.compile(
+    r"\b(sign(?:ed|s|ing) with|agreed to|agreed on|agreement with|inked|re-signed|aav|average annual value|"
+    r"per (?:year|season)|annually|a year|contract|deal|offer sheet|extension)\b",
+    re.I,
+)
+_SIGNING = re.compile(r"\b(sign(?:ed|s|ing)|agreed|inked|re-signed|join(?:ed|s|ing))\b", re.I)
+_MONEY = re.compile(r"\$\s?[0-9]|[0-9](?:\.[0-9]+)?\s*(?:million|billion|m\b|mm\b)", re.I)
+_RESOLUTION = re.compile(
+    r"\bturned out (?:to be |as )?[\"']?(yes|no|true|false)\b|\b(?:answer|outcome|result) (?:to|of|for) .{0,300}?"
+    r"\b(?:was|is|came out|turned out to be) [\"']?(yes|no)\b|"
+    r"\bresolved?\s+(?:as\s+|to\s+)?[\"']?(yes|no|true|false)\b|\bquestion (?:was |has been |had been )?resolved\b"
+    r"|\bresolution (?:was|is|came) [\"']?(yes|no)\b|\bresolved (?:positively|negatively)\b",
+    re.I,
+)
+
+_A5_NOUNS = {
+    "legal": r"ruling|decision|judgment|verdict|opinion|holding|outcome",
+    "salary": r"contract|signing|deal|agreement|move|outcome",
+    "stock": r"crash|sell-?off|plunge|collapse|rally|drop|decline|rebound|outcome",
+    "forecast": r"resolution|outcome",
+}
+_A5_ALL = "|".join(sorted(set("|".join(_A5_NOUNS.values()).split("|"))))
+_A5_LEADS = r"following|after|since|in the wake of|as a result of|in response to|because of|due to|in light of|subsequent to"
+_A5_REACT = r"praised|criticized|criticised|welcomed|condemned|reacted to|responded to|celebrated|lamented|applauded|decried"
+
+
+def _a5_regexes(nouns: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    lead = re.compile(
+        rf"\b(?:{_A5_LEADS})\s+(?:the|this|that|its|his|her|their|a)?\s*(?:[\w'-]+\s+){{0,3}}?(?:{nouns})\b"
+        rf"|\bafter (?:sign|join)ing with\b|\bsince (?:sign|join)ing\b|\bsince the (?:contract|signing|deal|ruling|decision)\b",
+        re.I,
+    )
+    react = re.compile(rf"\b(?:{_A5_REACT})\s+(?:the|this|that)\s+(?:[\w'-]+\s+){{0,2}}?(?:{nouns})\b", re.I)
+    return lead, react
+
+
+_A5_RE = {task: _a5_regexes(n) for task, n in _A5_NOUNS.items()}
+_A5_RE[""] = _a5_regexes(_A5_ALL)
+
+_STOP = frozenset(
+    "a an the of to in on at for by with and or but is are was were be been being its it this that these those "
+    "as from into than then over under after before since during while about per his her their our your".split()
+)
+
+
+def norm_text(text: str) -> str:
+    """Lower-cased, whitespace-collapsed text without trailing punctuation (the dedup key)."""
+    return " ".join(text.lower().split()).strip(" .;:,!?")
+
+
+def _masked(text: str) -> str:
+    """``text`` with its time references and name-like numerals removed."""
+    out = _NAME_NUMERALS.sub(" ", text)
+    for p in find_periods(out):
+        out = out.replace(p.text, " ")
+    return out
+
+
+def has_number(text: str) -> bool:
+    """True if ``text`` states a quantity: a digit, or million/billion/percent/basis points,
+    outside its dates and outside numerals that name things (S&P 500, 10-K, § 1983, 9th Circuit)."""
+    return bool(_NUMBER.search(_masked(text)))
+
+
+def time_references(text: str) -> list[Period]:
+    """The dated periods :func:`anachron.verify.dates.find_periods` finds in ``text``."""
+    return find_periods(text)
+
+
+def has_time_ref(text: str) -> bool:
+    """True if ``text`` refers to a time: a date, month, quarter, year, or a relative time word."""
+    return bool(find_periods(text)) or bool(_RELATIVE_TIME.search(text))
+
+
+def _cutoff(context: Mapping[str, Any]) -> dt.date | None:
+    c = context.get("cutoff_date")
+    if c is None:
+        return None
+    try:
+        return c if isinstance(c, dt.date) else dt.date.fromisoformat(str(c)[:10])
+    except ValueError:
+        return None
+
+
+def _all_before(text: str, cutoff: dt.date | None) -> bool:
+    """True if ``text`` has dated periods and every one ends on or before the cutoff (history)."""
+    if cutoff is None:
+        return False
+    periods = find_periods(text)
+    return bool(periods) and all(p.end <= cutoff for p in periods)
+
+
+def _after(text: str, cutoff: dt.date | None, until: dt.date | None = None) -> list[Period]:
+    """Periods of ``text`` that start after the cutoff (and on or before ``until`` if given)."""
+    if cutoff is None:
+        return []
+    return [p for p in find_periods(text) if p.start > cutoff and (until is None or p.start <= until)]
+
+
+def _as_list(v: Any) -> list[str]:
+    if v is None:
+        return []
+    if isinstance(v, (list, tuple)):
+        return [str(x) for x in v if x]
+    return [str(v)] if v else []
+
+
+def _name_in(text: str, name: str, *, surname: bool = False) -> bool:
+    name = (name or "").strip()
+    if not name:
+        return False
+    if name.lower() in text.lower():
+        return True
+    if surname:
+        parts = [p for p in name.split() if p.lower().strip(".,") not in _SUFFIXES]
+        last = parts[-1].strip(".,") if parts else ""
+        return len(last) >= 3 and re.search(rf"\b{re.escape(last)}\b", text) is not None
+    return False
+
+
+_SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "v"}
+
+
+_GENERIC = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings",
+            "plc", "ltd", "of", "and", "&"}
+
+
+def _subjects(text: str, context: Mapping[str, Any]) -> list[str]:
+    """Tickers of the instance named in ``text`` (upper-case symbol, or the name's first distinctive word)."""
+    tickers = _as_list(context.get("tickers"))
+    names = _as_list(context.get("names")) or [""] * len(tickers)
+    out = []
+    for t, name in zip(tickers, names + [""] * (len(tickers) - len(names))):
+        if re.search(rf"(?<![A-Za-z]){re.escape(t)}(?![A-Za-z])", text):
+            out.append(t)
+            continue
+        words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'.-]+", name) if w.lower() not in _GENERIC]
+        if words and re.search(rf"\b{re.escape(words[0])}\b", text, re.I):
+            out.append(t)
+    return out
+
+
+def _team_in(text: str, team: str | None) -> bool:
+    """True if ``text`` names ``team`` in full or by its last word ("Lakers")."""
+    if not team:
+        return False
+    if team.lower() in text.lower():
+        return True
+    last = team.split()[-1]
+    return len(last) >= 3 and re.search(rf"\b{re.escape(last)}\b", text, re.I) is not None
+
+
+# ---------------------------------------------------------------------------------------
+# A4: the instance's own outcome, per task
+# ---------------------------------------------------------------------------------------
+
+
+def _stock_window_end(context: Mapping[str, Any]) -> dt.date | None:
+    label = context.get("label") or {}
+    if isinstance(label, str):
+        try:
+            label = json.loads(label)
+        except ValueError:
+            label = {}
+    for v in (context.get("end_date"), label.get("last_day") if isinstance(label, dict) else None):
+        if v:
+            try:
+                return dt.date.fromisoformat(str(v)[:10])
+            except ValueError:
+                continue
+    return None
+
+
+def _a4_stock(text: str, context: Mapping[str, Any]) -> str | None:
+    if not _subjects(text, context) or _HEDGE.search(text):
+        return None
+    cutoff, end = _cutoff(context), _stock_window_end(context)
+    in_window = bool(_after(text, cutoff, end)) or bool(_WINDOW_PHRASE.search(text))
+    if not in_window:
+        return None
+    if _STOCK_MOVE.search(text) and (_STOCK_NOUN.search(text) or not _FUNDAMENTAL.search(text)):
+        return "A4:stock:move-in-window"
+    if _PRICE_WORDS.search(text) and not _FUNDAMENTAL.search(text):
+        return "A4:stock:price-in-window"
+    return None
+
+
+_GENERIC_PARTY = {"united", "states", "state", "people", "commissioner", "department", "city", "county", "board",
+                  "in", "re", "ex", "rel", "the", "of", "america", "u.s", "us", "commonwealth", "inc", "co", "corp"}
+
+
+def _party_tokens(name: str) -> set[str]:
+    return {t.strip(".,'()").lower() for t in name.split()} - {""}
+
+
+def _case_cites(text: str, case_name: str) -> tuple[bool, bool]:
+    """``(this_case, other_case)``: whether ``text`` cites this case by an "X v. Y" name (full or
+    short, matched on a distinctive party word) and whether it cites another case (a precedent)."""
+    own = _party_tokens(case_name)
+    this = other = False
+    for m in _CASE_CITE.finditer(text):
+        if case_name and (m[0].lower() in case_name.lower() or case_name.lower() in m[0].lower()):
+            this = True
+            continue
+        first = m[1].split()[-1].strip(".,'()").lower()
+        second = m[2].split()[0].strip(".,'()").lower()
+        if case_name and ((first in own and first not in _GENERIC_PARTY) or (second in own and second not in _GENERIC_PARTY)):
+            this = True
+            continue
+        other = True
+    return this, other
+
+
+def _other_case_cited(text: str, case_name: str) -> bool:
+    """True if ``text`` cites an "X v. Y" case other than ``case_name`` (a precedent)."""
+    return _case_cites(text, case_name)[1]
+
+
+def _decided_by_lower_court(text: str, deciding: re.Pattern[str] | None) -> bool:
+    """True if every decision word in ``text`` belongs to a lower court: the last court named before
+    it is a lower court (and no "by the Court" follows it). ``deciding`` matches the deciding
+    court's own names (None: the Supreme Court / "the Court")."""
+    lower = [m.span() for m in _LOWER_COURT.finditer(text)]
+    top: list[tuple[int, int]] = []
+    for pat in (_SUPREME, _THE_COURT) + ((deciding,) if deciding is not None else ()):
+        for m in pat.finditer(text):
+            a, b = m.span()
+            if any(la < b and a < lb and lb > b for la, lb in lower):
+                continue  # part of a longer lower-court name ("the Supreme Court of Georgia")
+            lower = [(la, lb) for la, lb in lower if not (a <= la and lb <= b)]
+            top.append((a, b))
+    courts = sorted([(a, True) for a, _ in lower] + [(a, False) for a, _ in top])
+    if not any(low for _, low in courts):
+        return False
+    for d in _DECISION.finditer(text):
+        after = text[d.end() : d.end() + 40]
+        if re.match(r"\s+by\s+(?:the\s+)?(?:U\.?S\.?\s+)?(?:Supreme\s+)?Court\b", after):
+            return False
+        before = [low for s, low in courts if s < d.start()]
+        if before and not before[-1]:
+            return False
+        if not before and not any(low for s, low in courts if s > d.start()):
+            return False
+    return True
+
+
+def _legal_targets_this_case(text: str, context: Mapping[str, Any]) -> bool:
+    """True if ``text`` is about this case's deciding court (not a lower court, not a precedent)."""
+    case_name = str(context.get("case_name") or "")
+    court = str(context.get("court") or "")
+    supreme_case = not court or "supreme" in court.lower()
+    if _other_case_cited(text, case_name):
+        return False
+    if supreme_case:
+        court_named = bool(_SUPREME.search(text) or _THE_COURT.search(text))
+        if _decided_by_lower_court(text, None):
+            return False
+    else:
+        court_words = re.sub(r"(?i)\b(united states|u\.s\.|court of appeals for the|court of appeals|for the)\b", " ", court)
+        court_words = " ".join(court_words.split())
+        own = re.compile(re.escape(court_words), re.I) if court_words else None
+        court_named = bool(_THE_COURT.search(text)) or (own is not None and own.search(text) is not None)
+        lower = re.compile(r"\b(district court|trial court|bankruptcy court|tax court)\b", re.I)
+        if lower.search(text) and not court_named:
+            return False
+        if _SUPREME.search(text) and not court_named:
+            return False
+    if _name_in(text, case_name) or _case_cites(text, case_name)[0]:
+        return True
+    parties = [str(context.get(k) or "") for k in ("petitioner", "respondent")] + _as_list(context.get("parties"))
+    if any(_name_in(text, p) for p in parties) or _CASE_REF.search(text):
+        return court_named
+    return False
+
+
+def _a4_legal(text: str, context: Mapping[str, Any]) -> str | None:
+    if not _DECISION.search(text) or _HEDGE.search(text) or _all_before(text, _cutoff(context)):
+        return None
+    return "A4:legal:ruling-in-this-case" if _legal_targets_this_case(text, context) else None
+
+
+def _a4_salary(text: str, context: Mapping[str, Any]) -> str | None:
+    player = str(context.get("player") or "")
+    if not _name_in(text, player, surname=True) or not _CONTRACT.search(text) or _HEDGE.search(text):
+        return None
+    cutoff = _cutoff(context)
+    if _all_before(text, cutoff):
+        return None
+    team, prev = context.get("team"), context.get("previous_team")
+    if _team_in(text, prev) and not _team_in(text, team):
+        return None
+    if _MONEY.search(text) or _team_in(text, team) or _after(text, cutoff) or _SIGNING.search(text):
+        return "A4:salary:the-contract"
+    return None
+
+
+def _content_tokens(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
+
+
+def _a4_forecast(text: str, context: Mapping[str, Any]) -> str | None:
+    if _RESOLUTION.search(text):
+        return "A4:forecast:resolution-stated"
+    question = str(context.get("question") or "")
+    if not question or _HEDGE.search(text):
+        return None
+    first = re.split(r"\?|\n", question.strip(), maxsplit=1)[0]
+    q = _content_tokens(first)
+    shared = q & _content_tokens(text)
+    if q and len(shared) >= 3 and len(shared) / len(q) >= 0.5 and _after(text, _cutoff(context)):
+        return "A4:forecast:question-after-cutoff"
+    return None
+
+
+_A4 = {"stock": _a4_stock, "legal": _a4_legal, "salary": _a4_salary, "forecast": _a4_forecast}
+
+
+def _a5(text: str, context: Mapping[str, Any]) -> str | None:
+    task = str(context.get("task") or "")
+    lead, react = _A5_RE.get(task, _A5_RE[""])
+    m = lead.search(text)
+    rule = "A5:consequence-of-outcome" if m else None
+    if m is None and react.search(text):
+        rule = "A5:reaction-to-outcome"
+    if rule is None or _HEDGE.search(text):
+        return None
+    cutoff = _cutoff(context)
+    if _all_before(text, cutoff):
+        return None
+    if task == "legal" and not _legal_targets_this_case(text, context) and (
+        _LOWER_COURT.search(text) or _other_case_cited(text, str(context.get("case_name") or ""))
+    ):
+        return None
+    if task == "salary" and _team_in(text, context.get("previous_team")) and not _team_in(text, context.get("team")):
+        return None
+    if task == "stock" and not _after(text, cutoff, _stock_window_end(context)):
+        return None
+    return rule
+
+
+# ---------------------------------------------------------------------------------------
+# categorize
+# ---------------------------------------------------------------------------------------
+
+#: The rules of :func:`categorize`, in the order they are tried (the first that fires wins).
+RULE_ORDER = (
+    "B2:definition",  # defines a term or formula, no time reference, no event verb
+    "A4:<task>:...",  # the instance's own outcome (needs context["task"])
+    "A5:consequence-of-outcome / A5:reaction-to-outcome",
+    "A3:publication",  # reported / announced / filed / published / released / 10-K / guidance ...
+    "A2:number / A2:state-as-of",  # a quantity (or a state 'as of' a date) without an event verb
+    "A1:event-verb / A1:dated",  # an event verb, or any other dated statement
+    "B1:background",  # no time reference, no number, no event
+)
+
+
+def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    """Category of one claim by deterministic rules; returns ``(category, rule)``.
+
+    Rules are tried in the order of :data:`RULE_ORDER`; the first that fires wins:
+
+    1. ``B2:definition`` — defines a term or formula ("is defined as", "refers to",
+       "measures how ...", "divided by") with no time reference and no event verb.
+    2. ``A4:<task>:...`` — the outcome of the instance itself (only with ``context["task"]``):
+       *stock*: a subject (ticker or name) moving (returned / rose / fell / outperformed ...)
+       or priced within the prediction window (a time reference that starts after the cutoff
+       and not after the window's last day, or "over the period" / "ended the period");
+       *legal*: the deciding court's ruling in this case (decision words with the case's name,
+       full or short "X v. Y", or with a party / "the petitioner" and the court named; not a
+       lower or state court's ruling, i.e. the last court named before the decision word; not
+       another case cited; not dated before the cutoff); *salary*: the
+       player's contract being predicted (the player named with contract words and a sum,
+       the new team, a signing verb or a post-cutoff date; not a past contract); *forecast*:
+       a statement that the question resolved, or the question restated (half of its content
+       words of its first sentence) with a time reference after the cutoff. Hedged or
+       future-tense statements ("could", "likely", "will") never fire.
+    3. ``A5:...`` — a consequence of the outcome ("following the ruling", "after signing with",
+       "as a result of the decision", "since the contract") or a reaction to it ("praised the
+       ruling"); not when every date is before the cutoff, nor (legal) about a lower court or
+       another case, nor (salary) about the previous team, and (stock) only with a date in
+       the window.
+    4. ``A3:publication`` — reported, announced, filed, published, released, press release,
+       10-K / 10-Q / 8-K, "said in a statement", guidance, disclosed, earnings call.
+    5. ``A2:number`` — a quantity (money, percent, ratio, price, count, rank: a digit outside
+       dates and name-like numerals, or million/billion/percent) and no event verb;
+       ``A2:state-as-of`` — "as of <date>" without an event verb.
+    6. ``A1:event-verb`` — an event verb (acquired, signed, launched, won, hired, merged, sued,
+       elected, traded, ruled ...); ``A1:dated`` — any other statement with a time reference.
+    7. ``B1:background`` — everything else: no time reference, no number, no event.
+
+    Args:
+        text: the claim.
+        context: the task's grounding context plus ``{"task": name}`` (stock: ``tickers``,
+            ``names``, ``cutoff_date``, ``label`` with ``last_day``; legal: ``case_name``,
+            ``court``, ``petitioner``, ``respondent``; salary: ``player``, ``team``,
+            ``previous_team``; forecast: ``question``). None: no A4 rule applies and A5 uses
+            every outcome noun.
+
+    Taxonomy: TimeSPEC (Zhang et al. 2026b), as summarised in the TEMPO paper App. F.3, and
+    the worked examples of its task-sensitivity probe (Table 4).
+    """
+    ctx: Mapping[str, Any] = context or {}
+    text = " ".join(str(text).split())
+    timed = has_time_ref(text)
+    event = bool(_EVENT_VERB.search(text))
+    if _DEFINITION.search(text) and not timed and not event:
+        return "B2", "B2:definition"
+    a4 = _A4.get(str(ctx.get("task") or ""))
+    if a4 is not None:
+        rule = a4(text, ctx)
+        if rule:
+            return "A4", rule
+    rule = _a5(text, ctx)
+    if rule:
+        return "A5", rule
+    if _PUBLICATION.search(text):
+        return "A3", "A3:publication"
+    if not event and has_number(text):
+        return "A2", "A2:number"
+    if not event and timed and _STATE_AS_OF.search(text):
+        return "A2", "A2:state-as-of"
+    if event:
+        return "A1", "A1:event-verb"
+    if timed:
+        return "A1", "A1:dated"
+    return "B1", "B1:background"
+
+
+# ---------------------------------------------------------------------------------------
+# deterministic extractor
+# ---------------------------------------------------------------------------------------
+
+_ABBREV = frozenset(
+    "inc corp co ltd llc plc no nos v vs u.s u.k u.n mr mrs ms dr jr sr st jan feb mar apr jun jul aug sep sept "
+    "oct nov dec e.g i.e etc approx est fig al dept gov sen rep ave bros mt ft lt gen col capt sgt cf p pp ed "
+    "n.a s.a a.g d.c j op cert".split()
+)
+_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)\s+")
+_CITE = re.compile(r"\s*\[[0-9][0-9\s,;\-–]*\]")
+_LEADING_CITES = re.compile(r"^((?:\s*\[[0-9][0-9\s,;\-–]*\])+)\s*")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split reasoning text into sentences (and "; " clauses and lines).
+
+    A period after a known abbreviation ("Inc.", "U.S.", "v.", "No.", "Jan."), an initial
+    ("J. Smith") or inside a number ("$3.5B") does not end a sentence. Citations that
+    follow a sentence's final period ("... fell. [2] Next") stay with that sentence.
+    """
+    out: list[str] = []
+    for block in re.split(r"\n+|;\s+", text or ""):
+        start = 0
+        pieces: list[str] = []
+        for m in _BOUNDARY.finditer(block):
+            end = m.end()
+            nxt = block[end : end + 1]
+            if not nxt or not (nxt.isupper() or nxt.isdigit() or nxt in "\"'([$"):
+                continue
+            before = block[start : m.start()]
+            word = re.search(r"([A-Za-z.]+)$", before)
+            if m[1] == "." and word:
+                w = word[1].lower().strip(".")
+                if w in _ABBREV or (len(w) == 1 and word[1][-1:].isalpha()):
+                    continue
+            pieces.append(block[start:end])
+            start = end
+        pieces.append(block[start:])
+        for p in pieces:
+            p = p.strip()
+            if not p:
+                continue
+            lead = _LEADING_CITES.match(p)
+            if lead and out:
+                out[-1] = out[-1] + " " + lead[1].strip()
+                p = p[lead.end() :].strip()
+            if p:
+                out.append(p)
+    return [s for s in out if any(ch.isalnum() for ch in _CITE.sub("", s))]
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without bracket citations ([1], [1, 3], [2-4]) and with tidy spacing."""
+    out = _CITE.sub("", text)
+    out = re.sub(r"\s+([.,;:!?])", r"\1", out)
+    return " ".join(out.split())
+
+
+def _cited(sentence: str) -> tuple[int, ...]:
+    from anachron.verify.pipeline import cited_ids  # lazy: the pipeline may import this module
+
+    return tuple(sorted(cited_ids(sentence)))
+
+
+_NAME_LEADERS = frozenset(
+    "the a an in on at after before since during while although however given this that these those its his her "
+    "their our we i by for with as when if but and or so thus therefore also".split()
+)
+
+
+def has_named_event(sentence: str) -> bool:
+    """True if ``sentence`` names something (a capitalised multi-word name, or a capitalised word
+    that does not start the sentence) and has an event verb ("Chevron acquired Anadarko")."""
+    if not _EVENT_VERB.search(sentence):
+        return False
+    tokens = re.findall(r"[A-Za-z][\w&'.-]*", sentence)
+    run = 0
+    for i, tok in enumerate(tokens):
+        cap = tok[0].isupper() and tok != "I"
+        if cap and i == 0 and tok.lower() in _NAME_LEADERS:
+            cap = False
+        if cap:
+            run += 1
+            if run >= 2 or i > 0:
+                return True
+        elif tok.lower() in {"of", "&", "and", "v.", "de"} and run:
+            continue
+        else:
+            run = 0
+    return False
+
+
+def _is_judgement(sentence: str) -> bool:
+    """The model's own judgement (first person or hedged) with no date: not a factual claim."""
+    return bool(_FIRST_PERSON.search(sentence) or _HEDGE.search(sentence)) and not has_time_ref(sentence)
+
+
+def _evidence_dicts(evidence: Sequence[Any] | None) -> list[dict[str, Any]]:
+    out = []
+    for k, item in enumerate(evidence or [], start=1):
+        if hasattr(item, "model_dump"):
+            item = item.model_dump()
+        if not isinstance(item, Mapping):
+            continue
+        fact = str(item.get("fact") or "").strip()
+        if not fact or not any(ch.isalnum() for ch in fact):
+            continue
+        eid = item.get("id")
+        try:
+            eid = int(eid) if eid is not None else k
+        except (TypeError, ValueError):
+            eid = k
+        sd = item.get("source_date")
+        out.append({"id": eid, "fact": fact, "source_date": None if sd is None else str(sd)})
+    return out
+
+
+def _reasoning_claims(
+    reasoning: str, evidence: list[dict[str, Any]], context: Mapping[str, Any], seen: set[str]
+) -> list[Claim]:
+    dates = {e["id"]: e["source_date"] for e in evidence}
+    out = []
+    for sentence in split_sentences(reasoning):
+        text = strip_citations(sentence)
+        key = norm_text(text)
+        if not key or key in seen or not any(ch.isalnum() for ch in key):
+            continue
+        if not (has_time_ref(text) or has_number(text) or has_named_event(text)):
+            continue
+        cites = _cited(sentence)
+        if _is_judgement(text) and not cites:
+            continue
+        seen.add(key)
+        known = [c for c in cites if c in dates]
+        declared = dates[known[0]] if len(known) == 1 and len(cites) == 1 else None
+        cat, rule = categorize(text, context)
+        out.append(
+            Claim(text=text, source="reasoning", evidence_id=None, declared_date_raw=declared, category=cat,
+                  category_rule=rule, extractor=EXTRACTOR_DETERMINISTIC, cited_ids=cites)
+        )
+    return out
+
+
+def extract_claims(
+    evidence: Sequence[Any] | None, reasoning: str | None, context: Mapping[str, Any] | None = None
+) -> list[Claim]:
+    """Deterministic claim extraction (no model).
+
+    * Each evidence item (``{"id", "fact", "source_date"}`` dicts or ``EvidenceItem``s) gives one
+      claim with ``source="evidence"``, its id and ``declared_date_raw = source_date``.
+      Placeholder facts (no letter or digit) and repeats are skipped.
+    * Each reasoning sentence (:func:`split_sentences`) that carries a date, a number or a named
+      event (:func:`has_named_event`) gives one claim with ``source="reasoning"``: citations
+      stripped; skipped when its normalized text (:func:`norm_text`) equals an evidence fact or
+      an earlier sentence, or when it is the model's own judgement (first person or hedged, no
+      date, no citation). It takes the ``source_date`` of the evidence item it cites when it
+      cites exactly one (known) item, else None.
+
+    Categories by :func:`categorize` with ``context``. Never raises on odd input.
+    """
+    ctx: Mapping[str, Any] = context or {}
+    items = _evidence_dicts(evidence)
+    seen: set[str] = set()
+    claims: list[Claim] = []
+    for item in items:
+        key = norm_text(item["fact"])
+        if key in seen:
+            continue
+        seen.add(key)
+        cat, rule = categorize(item["fact"], ctx)
+        claims.append(
+            Claim(text=item["fact"], source="evidence", evidence_id=item["id"], declared_date_raw=item["source_date"],
+                  category=cat, category_rule=rule, extractor=EXTRACTOR_DETERMINISTIC)
+        )
+    claims.extend(_reasoning_claims(reasoning or "", items, ctx, seen))
+    return claims
+
+
+# ---------------------------------------------------------------------------------------
+# LLM extractor
+# ---------------------------------------------------------------------------------------
+
+#: Caps of the extraction answer (kept within llama.cpp's 1000 repetition bound).
+MAX_CLAIMS = 30
+MAX_CLAIM_CHARS = 300
+MAX_REF_CHARS = 40
+MAX_REASON_CHARS = 160
+
+
+def extraction_schema(max_claims: int = MAX_CLAIMS) -> dict[str, Any]:
+    """JSON schema of the extractor's answer ``{"claims": [...]}`` (llama.cpp-grammar safe:
+    no backslash classes, every bound ≤ 1000)."""
+    return {
+        "type": "object",
+        "properties": {
+            "claims": {
+                "type": "array",
+                "maxItems": max_claims,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "claim_id": {"type": "integer"},
+                        "text": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
+                        "original_span": {"type": "string", "maxLength": MAX_CLAIM_CHARS},
+                        "temporal_ref": {"type": "string", "maxLength": MAX_REF_CHARS},
+                        "category": {"type": "string", "enum": list(CATEGORIES)},
+                        "category_reason": {"type": "string", "maxLength": MAX_REASON_CHARS},
+                    },
+                    "required": ["claim_id", "text", "original_span", "temporal_ref", "category", "category_reason"],
+                },
+            }
+        },
+        "required": ["claims"],
+    }
+
+
+def _row_get(row: Any, key: str, default: Any = None) -> Any:
+    try:
+        v = row[key]
+    except (KeyError, IndexError, TypeError):
+        return default
+    return default if v is None else v
+
+
+def _row_inputs(row: Any) -> dict[str, Any]:
+    inp = _row_get(row, "inputs", {})
+    if isinstance(inp, str):
+        try:
+            inp = json.loads(inp)
+        except ValueError:
+            inp = {}
+    return inp if isinstance(inp, dict) else {}
+
+
+def describe_instance(task: Any, row: Any) -> tuple[str, str]:
+    """``(task_description, target_event)`` for the extractor prompt, from the row's inputs only
+    (fields the generator also saw; never the label)."""
+    name = str(getattr(task, "name", task) or "")
+    inp = _row_inputs(row)
+    if name == "stock":
+        comps = inp.get("companies") or []
+        tick = ", ".join(f"{c.get('ticker')} ({c.get('name')})" for c in comps if isinstance(c, dict))
+        span = f"from {inp.get('start_date')} to {inp.get('end_date')}"
+        return (
+            f"Rank the {inp.get('sector', '')} companies {tick} by total stock return {span}.",
+            f"the total stock returns of {tick} {span}",
+        )
+    if name == "legal":
+        case = inp.get("case_name", "the case")
+        return (
+            f"Estimate the probability that the petitioner ({inp.get('petitioner', '?')}) prevails in {case} "
+            f"before the {inp.get('court', 'court')}.",
+            f"the {inp.get('court', 'court')}'s decision in {case}",
+        )
+    if name == "salary":
+        player, year = inp.get("player", "the player"), inp.get("year", "")
+        return (
+            f"Estimate the average annual value (AAV, USD) of the free-agent contract {player} signs in {year} "
+            f"({inp.get('league', '')}).",
+            f"the free-agent contract {player} signs in {year}",
+        )
+    if name == "forecast":
+        q = inp.get("question", "")
+        return ("Give the probability that a forecasting question resolves Yes.", f"the resolution of: {q}")
+    return (f"Prediction task: {name}.", "the outcome being predicted")
+
+
+def _rationale_text(evidence: list[dict[str, Any]], reasoning: str) -> str:
+    lines = ["Evidence list:"]
+    lines += [f"[{e['id']}] {e['fact']}" for e in evidence] or ["(none)"]
+    lines += ["", "Reasoning:", (reasoning or "").strip() or "(none)"]
+    return "\n".join(lines)
+
+
+def extraction_request(
+    task: Any,
+    row: Any,
+    evidence: Sequence[Any] | None,
+    reasoning: str | None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    max_claims: int = MAX_CLAIMS,
+) -> ChatRequest:
+    """The LLM claim-extraction request for one completion (TimeSPEC, TEMPO App. I.3 structure).
+
+    One system and one user message: the task description, the target event, the cutoff,
+    the categories with their meanings, the four requirements (comprehensive, faithful,
+    self-contained, atomic), the exclusion of predictions / judgements / speculation, the
+    evidence list (ids and facts, no dates) and the reasoning. The answer is constrained by
+    :func:`extraction_schema`.
+
+    Args:
+        task: the :class:`~anachron.tasks.base.Task` (or its name).
+        row: the instance row (``instance_id``, ``cutoff_date``, ``inputs``).
+        evidence: the completion's evidence items; reasoning: its reasoning text.
+        params: decoding parameters (only keys the provider knows).
+        max_claims: ``maxItems`` of the claims array.
+    """
+    items = _evidence_dicts(evidence)
+    task_desc, event = describe_instance(task, row)
+    cutoff = _row_get(row, "cutoff_date", "")
+    cats = "\n".join(f"- {c}: {CATEGORY_NAMES[c]}" for c in CATEGORIES)
+    system = (
+        "You break an analyst's written rationale into atomic factual claims and label each claim with a "
+        "temporal category. You do not judge whether claims are true."
+    )
+    user = (
+        f"Prediction task: {task_desc}\n"
+        f"What is being predicted: {event}\n"
+        f"Knowledge cutoff of the analyst: {cutoff}\n\n"
+        "Write out every factual claim made in the rationale below.\n"
+        "1. Cover everything: each factual assertion in the evidence list and in the reasoning.\n"
+        "2. Stay faithful: keep the rationale's own figures, names and dates; add nothing.\n"
+        "3. Make each claim readable on its own: replace pronouns with the names they stand for.\n"
+        "4. Keep claims atomic: one checkable fact per claim; split sentences that state several.\n"
+        "Leave out predictions, opinions, judgements and speculation about what will or might happen.\n\n"
+        "Categories:\n"
+        f"{cats}\n"
+        "Group A (A1-A5) can be dated. A4 is any statement of the very outcome being predicted; A5 is anything "
+        "that follows from that outcome. Group B is timeless: B1 stable background facts, B2 definitions.\n\n"
+        "For each claim give: claim_id (1, 2, ...); text (the self-contained claim); original_span (the words "
+        "of the rationale it comes from, copied exactly); temporal_ref (the date or period the claim refers to, "
+        "as written, e.g. 2019-10-31, Q3 2019, March 2020, or an empty string if none); category (A1-A5, B1, B2); "
+        "category_reason (a few words).\n\n"
+        f"{_rationale_text(items, reasoning or '')}\n\n"
+        'Answer with one JSON object only: {"claims": [{"claim_id": 1, "text": "...", "original_span": "...", '
+        '"temporal_ref": "...", "category": "A1", "category_reason": "..."}]}'
+    )
+    return ChatRequest(
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+        params=dict(params or {}),
+        response_schema=extraction_schema(max_claims),
+        tag={"instance_id": _row_get(row, "instance_id", ""), "step": "extract_claims"},
+    )
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+def decode_json(
+    text: str | None, kind: type = dict, list_keys: Sequence[str] = ("claims", "verdicts", "items", "results")
+) -> tuple[Any, str | None]:
+    """Decode a model answer: the whole text, then the first fenced block, then the outermost
+    ``{...}`` (or ``[...]`` first when ``kind`` is list). Returns ``(value, None)`` with a value of
+    type ``kind`` or ``(None, reason)``; never raises. With ``kind=list`` an object holding a
+    list is accepted too: its value under the first of ``list_keys`` present, else its first
+    list value (``{"verdicts": [...]}`` -> the list)."""
+    if text is None or not str(text).strip():
+        return None, "empty answer"
+    text = str(text)
+    cands = [text.strip()]
+    m = _FENCE.search(text)
+    if m:
+        cands.append(m.group(1).strip())
+    for open_, close in (("[", "]"), ("{", "}")) if kind is list else (("{", "}"),):
+        i, j = text.find(open_), text.rfind(close)
+        if i != -1 and j > i:
+            cands.append(text[i : j + 1])
+    last_err = "no JSON found"
+    for cand in cands:
+        try:
+            val = json.loads(cand)
+        except (json.JSONDecodeError, ValueError) as exc:
+            last_err = f"not valid JSON ({exc.msg} at char {exc.pos})" if isinstance(exc, json.JSONDecodeError) else "not valid JSON"
+            continue
+        if kind is list and isinstance(val, dict):
+            lists = [val[k] for k in list_keys if isinstance(val.get(k), list)]
+            lists += [v for v in val.values() if isinstance(v, list)]
+            if lists:
+                return lists[0], None
+        if isinstance(val, kind):
+            return val, None
+        last_err = f"JSON is a {type(val).__name__}, expected a {kind.__name__}"
+    return None, last_err
+
+
+def _tokens(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.lower()) if w not in _STOP]
+
+
+def match_evidence(text: str, evidence: list[dict[str, Any]], min_overlap: float = 0.6) -> dict[str, Any] | None:
+    """The evidence item a claim (or span) restates, or None.
+
+    A match: the normalized texts contain one another, or at least ``min_overlap`` of the
+    claim's content words (and at least two) appear in the fact and every number of the claim
+    appears in the fact. The best-overlapping item wins.
+    """
+    key = norm_text(strip_citations(text))
+    if not key:
+        return None
+    toks = set(_tokens(key))
+    nums = {t for t in toks if t[0].isdigit()}
+    best, best_score = None, 0.0
+    for e in evidence:
+        fkey = norm_text(e["fact"])
+        ftoks = set(_tokens(fkey))
+        if key in fkey or (fkey and fkey in key):
+            score = 2.0
+        elif toks and len(toks & ftoks) >= 2 and nums <= ftoks:
+            score = len(toks & ftoks) / len(toks)
+            if score < min_overlap:
+                continue
+        else:
+            continue
+        if score > best_score:
+            best, best_score = e, score
+    return best
+
+
+def _category_of(raw: Any) -> str | None:
+    m = re.match(r"\s*([AaBb])\s*([1-5])", str(raw or ""))
+    if not m:
+        return None
+    cat = m[1].upper() + m[2]
+    return cat if cat in CATEGORIES else None
+
+
+def _cites_of_span(span: str, reasoning: str) -> tuple[int, ...]:
+    key = norm_text(strip_citations(span))
+    if not key:
+        return ()
+    for sentence in split_sentences(reasoning):
+        if key in norm_text(strip_citations(sentence)):
+            return _cited(sentence)
+    return ()
+
+
+def parse_extraction(
+    text: str | None,
+    evidence: Sequence[Any] | None,
+    reasoning: str | None,
+    context: Mapping[str, Any] | None = None,
+    *,
+    cover_evidence: bool = True,
+) -> tuple[list[Claim] | None, str | None]:
+    """Claims from the LLM extractor's answer; ``(claims, None)`` or ``(None, reason)``. Never raises.
+
+    Decoding: the whole text, a fenced block, the outermost braces (:func:`decode_json`).
+    Each claim needs a non-empty ``text`` (placeholders and repeats are dropped). Its
+    category is the LLM's when it is one of :data:`CATEGORIES` ("a1", "A1 - event" accepted),
+    rule ``"llm: <category_reason>"``; otherwise :func:`categorize` decides and the rule
+    records that the LLM's category was invalid.
+
+    Dating: a claim whose ``original_span`` (or text) restates an evidence fact
+    (:func:`match_evidence`) takes that item's id and ``source_date``; otherwise it is a
+    reasoning claim dated by its ``temporal_ref`` when that parses as a date
+    (:func:`~anachron.verify.dates.normalize_declared`), else by the single evidence item
+    cited in the reasoning sentence holding its span, else undated.
+
+    With ``cover_evidence`` an evidence item that no LLM claim restates is added as a
+    deterministic claim (rule ``"... (evidence item not covered by the LLM extractor)"``), so
+    that the LLM never silently drops a declared fact.
+
+    Unusable: empty / not JSON / no ``claims`` list / no claim with text -> ``(None, reason)``.
+    """
+    ctx: Mapping[str, Any] = context or {}
+    items = _evidence_dicts(evidence)
+    raw, err = decode_json(text, list, ("claims",))
+    if raw is None:
+        return None, err
+    dates = {e["id"]: e["source_date"] for e in items}
+    claims: list[Claim] = []
+    seen: set[str] = set()
+    covered: set[int] = set()
+    for c in raw:
+        if not isinstance(c, Mapping):
+            continue
+        ctext = " ".join(str(c.get("text") or "").split())
+        if not ctext or not any(ch.isalnum() for ch in ctext):
+            continue
+        ctext = strip_citations(ctext)
+        key = norm_text(ctext)
+        if key in seen:
+            continue
+        seen.add(key)
+        span = " ".join(str(c.get("original_span") or "").split()) or None
+        tref = " ".join(str(c.get("temporal_ref") or "").split()) or None
+        reason = " ".join(str(c.get("category_reason") or "").split())[:MAX_REASON_CHARS]
+        cat = _category_of(c.get("category"))
+        if cat is None:
+            cat, rule = categorize(ctext, ctx)
+            rule = f"{rule} (llm category {str(c.get('category'))[:20]!r} invalid)"
+        else:
+            rule = f"llm: {reason}" if reason else "llm"
+        ev = (match_evidence(span, items) if span else None) or match_evidence(ctext, items)
+        cites: tuple[int, ...] = ()
+        if ev is not None:
+            source, eid, declared = "evidence", ev["id"], ev["source_date"]
+            covered.add(ev["id"])
+        else:
+            source, eid, declared = "reasoning", None, None
+            if tref and normalize_declared(tref).status != "undated":
+                declared = tref
+            cites = _cites_of_span(span or ctext, reasoning or "")
+            if declared is None:
+                known = [k for k in cites if k in dates]
+                if len(cites) == 1 and len(known) == 1:
+                    declared = dates[known[0]]
+        claims.append(
+            Claim(text=ctext, source=source, evidence_id=eid, declared_date_raw=declared, category=cat,
+                  category_rule=rule, extractor=EXTRACTOR_LLM, temporal_ref=tref, cited_ids=cites,
+                  original_span=span)
+        )
+    if not claims:
+        return None, "answer holds no usable claim"
+    if cover_evidence:
+        for item in items:
+            if item["id"] in covered or norm_text(item["fact"]) in seen:
+                continue
+            seen.add(norm_text(item["fact"]))
+            cat, rule = categorize(item["fact"], ctx)
+            claims.append(
+                Claim(text=item["fact"], source="evidence", evidence_id=item["id"],
+                      declared_date_raw=item["source_date"], category=cat,
+                      category_rule=f"{rule} (evidence item not covered by the LLM extractor)",
+                      extractor=EXTRACTOR_DETERMINISTIC)
+            )
+    return claims, None
+
+
+def _context_for(contexts: Any, i: int, row: Any, task_name: str) -> dict[str, Any]:
+    ctx: Any = None
+    if isinstance(contexts, Mapping):
+        ctx = contexts.get(_row_get(row, "instance_id"))
+    elif contexts is not None and i < len(contexts):
+        ctx = contexts[i]
+    out = dict(ctx or {})
+    out.setdefault("task", task_name)
+    out.setdefault("cutoff_date", _row_get(row, "cutoff_date"))
+    return out
+
+
+def extract_claims_llm(
+    client: Any,
+    task: Any,
+    rows: Sequence[Any] | "pd.DataFrame",
+    outputs: Sequence[tuple[Sequence[Any] | None, str | None]],
+    params: Mapping[str, Any] | None = None,
+    contexts: Sequence[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    max_claims: int = MAX_CLAIMS,
+    cover_evidence: bool = True,
+    desc: str = "extract claims",
+) -> list[tuple[list[Claim], dict[str, Any]]]:
+    """LLM claim extraction for many completions in one ``client.complete_many`` batch.
+
+    Args:
+        client: an :class:`~anachron.llm.client.LLMClient` (anything with
+            ``complete_many(requests, desc=...) -> list[ChatResult]``).
+        task: the Task (or its name).
+        rows: instance rows (a DataFrame or a list of rows / dicts), aligned with ``outputs``.
+        outputs: ``(evidence, reasoning)`` per row.
+        params: decoding parameters of the extraction calls.
+        contexts: per-row categorization contexts (a list aligned with ``rows``, or a mapping
+            ``instance_id -> context``); ``task`` and ``cutoff_date`` are filled in if missing.
+
+    Returns:
+        One ``(claims, trace)`` per row, in order. ``trace`` = ``{"step": "extract_claims",
+        "extractor": "llm"|"deterministic", "reason": None|str, "cache_key": str|None,
+        "n_claims": int}``. A row with nothing to extract makes no call (reason ``"nothing to
+        extract"``); an LLM error or an unusable answer (:func:`parse_extraction`) falls back to
+        :func:`extract_claims`, the reason recorded.
+    """
+    task_name = str(getattr(task, "name", task) or "")
+    if hasattr(rows, "iterrows"):
+        rows = [r for _, r in rows.iterrows()]  # type: ignore[union-attr]
+    rows = list(rows)
+    if len(rows) != len(outputs):
+        raise ValueError(f"rows ({len(rows)}) and outputs ({len(outputs)}) differ in length")
+    ctxs = [_context_for(contexts, i, row, task_name) for i, row in enumerate(rows)]
+    todo: list[int] = []
+    requests: list[ChatRequest] = []
+    for i, (row, (evidence, reasoning)) in enumerate(zip(rows, outputs)):
+        if _evidence_dicts(evidence) or (reasoning or "").strip():
+            todo.append(i)
+            requests.append(extraction_request(task, row, evidence, reasoning, params, max_claims=max_claims))
+    results = client.complete_many(requests, desc=desc) if requests else []
+    by_row = dict(zip(todo, results))
+    out: list[tuple[list[Claim], dict[str, Any]]] = []
+    for i, (evidence, reasoning) in enumerate(outputs):
+        trace: dict[str, Any] = {"step": "extract_claims", "extractor": EXTRACTOR_LLM, "reason": None, "cache_key": None}
+        res = by_row.get(i)
+        claims: list[Claim] | None = None
+        if res is None:
+            trace.update(extractor=EXTRACTOR_DETERMINISTIC, reason="nothing to extract")
+        else:
+            trace["cache_key"] = res.cache_key or None
+            if res.error is not None:
+                trace["reason"] = f"llm error: {res.error}"
+            else:
+                claims, why = parse_extraction(res.text, evidence, reasoning, ctxs[i], cover_evidence=cover_evidence)
+                trace["reason"] = why
+        if claims is None:
+            if trace["extractor"] == EXTRACTOR_LLM:
+                trace["extractor"] = EXTRACTOR_DETERMINISTIC
+                trace["reason"] = f"fallback to deterministic extractor: {trace['reason']}"
+            claims = extract_claims(evidence, reasoning, ctxs[i])
+        trace["n_claims"] = len(claims)
+        out.append((claims, trace))
+    return out

@@ -1,0 +1,602 @@
+"""Grounded dating of company financial figures from EDGAR point-in-time facts (DESIGN §5, layer 1).
+
+A claim such as "Apple's FY2019 revenue was $260.2B" or "Tesla's Q3 2019 revenue was $6.3
+billion" states information that became public with the *first SEC filing that reported it*.
+:class:`EdgarGrounding` dates such a claim to that filing's ``filed`` date, read from the
+point-in-time facts table of :mod:`anachron.sources.edgar` (one row per filing's report of a
+value; columns ``cik, entity_name, concept, unit, val, start, end, fy, form, filed, accn,
+revision, value_changed, restates``).
+
+How a claim is read:
+
+* **company** — the distinctive first word of an EDGAR ``entity_name`` ("Apple", "NVIDIA",
+  "Tesla", "Alphabet"), an alias (tickers AAPL, NVDA, TSLA, GOOGL, GOOG; "Google"; more via the
+  ``aliases`` argument), or an instance ticker whose instance name matches a company.
+* **period** — in the company's own fiscal calendar. The fiscal year end of every 10-K (and
+  10-K/A) accession is the latest ``end`` of its annual-duration rows (350-380 days); each end
+  is labelled by the fiscal year the company gives it (the per-company mode of
+  ``fy - year(end)``, robust to SEC's occasional wrong ``fy``). Apple's fiscal 2019 therefore
+  ends 2019-09-28, NVIDIA's fiscal 2020 ends 2020-01-26. Fiscal quarter ``q`` of fiscal year
+  ``Y`` is the quarterly-duration row (80-100 days) that ends about ``q`` quarters after the end
+  of fiscal ``Y-1``. "Q3 2019" without the word fiscal is tried as the fiscal quarter first,
+  then as the reported quarter that overlaps calendar Q3 2019 most; a bare year likewise.
+* **concept family** — by keywords: revenue/sales, net income/loss, EPS, operating income,
+  gross profit, operating cash flow, capital expenditure, R&D, cash, total assets, total
+  liabilities, stockholders' equity (see :data:`FAMILIES`).
+* **value** — "$260.2B", "$260.2 billion", "$55,256 million", "$2.97 per share"; a value
+  matches a reported one within the stated precision (half a unit of the last stated digit)
+  or, failing any such match, within ``max(0.5 %, half a unit)``.
+
+Effective date: the earliest ``filed`` among the company's rows for that period and concept
+family whose value matches. A value changed by a later filing (a 10-K/A, or a split-adjusted
+EPS in the next 10-K; ``value_changed``/``restates``) is a different value: a claim with the
+restated value dates to the restating filing, one with the original value to the original
+filing. If the period and concept match but no value does (or no value is stated), the claim
+dates to the first filing that reported that period's figure and the reason says so.
+Forward-looking statements (guidance, expectations, estimates) are not checked: their value is
+not a reported figure. Category A3 when the claim speaks of a report or filing, else A2.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from anachron.verify.dates import find_periods
+from anachron.verify.grounded import GroundedVerdict
+
+#: Duration classes of EDGAR rows, in days (inclusive).
+ANNUAL_DAYS = (350, 380)
+QUARTER_DAYS = (80, 100)
+#: Allowed difference between a period end found and a row's ``end``.
+END_SLACK = dt.timedelta(days=3)
+#: Relative tolerance floor for value matches.
+REL_TOL = 0.005
+
+#: Default aliases (alias -> the company's key word or CIK); applied only to companies in the table.
+DEFAULT_ALIASES: dict[str, str | int] = {
+    "AAPL": "apple",
+    "NVDA": "nvidia",
+    "TSLA": "tesla",
+    "GOOGL": "alphabet",
+    "GOOG": "alphabet",
+    "Google": "alphabet",
+}
+
+
+@dataclass(frozen=True)
+class Family:
+    """A concept family: keywords that name it, its XBRL concepts (in preference order), kind."""
+
+    name: str
+    pattern: re.Pattern[str]
+    concepts: tuple[str, ...]
+    instant: bool = False
+    per_share: bool = False
+
+
+def _rx(p: str) -> re.Pattern[str]:
+    return re.compile(p, re.I)
+
+
+#: Concept families, most specific first; a family's match masks its span for the later ones.
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "EPS",
+        _rx(r"\b(?:(?:diluted|basic)\s+)?(?:EPS|earnings per (?:diluted |basic )?share|(?:net )?(?:income|profit|earnings|loss) per (?:diluted |basic )?share|per[- ]share (?:earnings|profit|loss))\b"),
+        ("EarningsPerShareDiluted", "EarningsPerShareBasic", "EarningsPerShareBasicAndDiluted"),
+        per_share=True,
+    ),
+    Family("operating income", _rx(r"\b(?:operating (?:income|profit|loss|earnings)|income from operations|(?:loss|losses) from operations)\b"), ("OperatingIncomeLoss",)),
+    Family("gross profit", _rx(r"\bgross (?:profit|margin)s?\b"), ("GrossProfit",)),
+    Family(
+        "operating cash flow",
+        _rx(r"\b(?:operating cash flows?|cash flows? from operati\w+|cash (?:provided by|generated (?:by|from)) operati\w+)\b"),
+        ("NetCashProvidedByUsedInOperatingActivities",),
+    ),
+    Family("capital expenditure", _rx(r"\b(?:capital expenditures?|capex)\b"), ("PaymentsToAcquirePropertyPlantAndEquipment",)),
+    Family("R&D expense", _rx(r"(?:\bR&D\b|\bresearch and development\b)"), ("ResearchAndDevelopmentExpense",)),
+    Family(
+        "net income",
+        _rx(r"\b(?:net (?:income|earnings|profit|loss)|(?<!gross )(?<!operating )profits?|(?<!per share )earnings(?! (?:call|report|release|date|season|guidance)))\b"),
+        ("NetIncomeLoss", "ProfitLoss", "NetIncomeLossAvailableToCommonStockholdersBasic"),
+    ),
+    Family(
+        "revenue",
+        _rx(r"\b(?:total |net )?(?:revenues?|sales|turnover|top[- ]line)\b"),
+        (
+            "Revenues",
+            "RevenueFromContractWithCustomerExcludingAssessedTax",
+            "SalesRevenueNet",
+            "RevenueFromContractWithCustomerIncludingAssessedTax",
+            "SalesRevenueGoodsNet",
+        ),
+    ),
+    Family("total assets", _rx(r"\btotal assets\b"), ("Assets",), instant=True),
+    Family("total liabilities", _rx(r"\btotal liabilities\b"), ("Liabilities",), instant=True),
+    Family("stockholders' equity", _rx(r"\b(?:stockholders|shareholders)['’]? equity\b"), ("StockholdersEquity",), instant=True),
+    Family(
+        "cash",
+        _rx(r"\bcash(?: and (?:cash )?equivalents)?\b(?!\s*flows?)(?! (?:provided|generated|from|dividends?))"),
+        ("CashAndCashEquivalentsAtCarryingValue", "CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents"),
+        instant=True,
+    ),
+)
+
+_FORWARD = _rx(
+    r"\b(?:guidance|guided|guides|expect(?:s|ed|ing|ations?)?|forecast(?:s|ed|ing)?|outlook|projected|projects|projection|"
+    r"anticipat\w+|estimates?|estimated|consensus|analysts?|will|would|target(?:s|ed)?|plans? to|aims? to|could|might)\b"
+    r"|(?-i:\bmay\b)"
+)
+_REPORT_WORDS = _rx(r"\b(?:reported|reports|reporting|filed|filing|10-K(?:/A)?|10-Q|annual report|quarterly report|announced|disclosed|posted|published)\b")
+
+_SCALE = {
+    "trillion": 1e12, "tn": 1e12, "t": 1e12,
+    "billion": 1e9, "bn": 1e9, "b": 1e9, "bil": 1e9,
+    "million": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6, "mil": 1e6,
+    "thousand": 1e3, "k": 1e3,
+}
+_MONEY = re.compile(
+    r"(?:(?:US|USD)\s?)?\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d,]*\d)\s*"
+    r"(trillion|billion|million|thousand|bil|mil|tn|bn|mn|mm|[tbmk])?\b(?!\.\d)"
+    r"|(\d+(?:,\d{3})*(?:\.\d+)?)\s*(trillion|billion|million|thousand)\s+(?:US\s+)?(?:dollars|USD)\b",
+    re.I,
+)
+_PER_SHARE = re.compile(r"^\s*(?:a|per)\s+(?:diluted |basic )?share\b", re.I)
+
+_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_Y = r"((?:19|20)\d{2}|'?\d{2})"
+_FISCAL_WORD = r"(fiscal(?:\s+year)?|FY)"
+_QUARTER_RES = (
+    # Q3 2019, Q3 FY2019, Q3 of fiscal 2019, fiscal Q3 2019, FY2019 Q3, Q3'19
+    re.compile(rf"\b(?:(fiscal|FY)\s*)?Q([1-4])\s*(?:of\s+)?(?:{_FISCAL_WORD}\s*)?{_Y}\b", re.I),
+    re.compile(rf"\b(?:{_FISCAL_WORD}\s*)?((?:19|20)\d{{2}})\s*Q([1-4])\b", re.I),
+    # third quarter of fiscal 2019, the fiscal third quarter 2019, 3rd quarter 2019
+    re.compile(
+        rf"\b(fiscal\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)(?:[- ]fiscal)?[- ]quarter(?:\s+of)?(?:\s+(?:the\s+)?{_FISCAL_WORD})?(?:\s+year)?,?\s+{_Y}\b",
+        re.I,
+    ),
+    # fiscal 2019 third quarter
+    re.compile(rf"\b{_FISCAL_WORD}\s*{_Y}\s+(first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter\b", re.I),
+)
+_FY_RE = re.compile(rf"\b{_FISCAL_WORD}\s*{_Y}\b|\b((?:19|20)\d{{2}})\s+fiscal(?:\s+year)?\b", re.I)
+_FULL_YEAR = re.compile(r"\b(?:full[- ]year|calendar(?:\s+year)?|year)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+(?:full[- ]year|annual)\b", re.I)
+_ENDED = re.compile(r"\b(year|quarter|three months|twelve months|12 months)s?\s+end(?:ed|ing)\s+", re.I)
+_BARE_YEAR = re.compile(r"(?<![\d$.,/-])((?:19|20)\d{2})(?![\d%/-])(?!\s*(?:million|billion|shares|employees|stores))")
+
+
+def _year(tok: str) -> int:
+    tok = tok.lstrip("'")
+    y = int(tok)
+    return y + 2000 if y < 100 else y
+
+
+@dataclass(frozen=True)
+class PeriodRef:
+    """A period named in a claim: ``kind`` annual|quarter; ``fiscal`` True (said so) or None (ambiguous);
+    ``end`` set when the claim gives the period's end day ("year ended September 28, 2019")."""
+
+    kind: str
+    year: int
+    quarter: int | None
+    fiscal: bool | None
+    text: str
+    end: dt.date | None = None
+
+
+def find_fiscal_periods(text: str) -> list[PeriodRef]:
+    """Fiscal or calendar periods named in ``text``: quarters first, then fiscal years, then
+    "year ended <day>", then bare years (only when nothing more specific is named)."""
+    refs: list[PeriodRef] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(span: tuple[int, int]) -> bool:
+        return not any(s < span[1] and span[0] < e for s, e in taken)
+
+    def add(m: re.Match[str], ref: PeriodRef) -> None:
+        if free(m.span()):
+            taken.append(m.span())
+            refs.append(ref)
+
+    q1, q2, q3, q4 = _QUARTER_RES
+    for m in q1.finditer(text):
+        add(m, PeriodRef("quarter", _year(m[4]), int(m[2]), True if (m[1] or m[3]) else None, m[0]))
+    for m in q2.finditer(text):
+        add(m, PeriodRef("quarter", int(m[2]), int(m[3]), True if m[1] else None, m[0]))
+    for m in q3.finditer(text):
+        add(m, PeriodRef("quarter", _year(m[4]), _ORD[m[2].lower()], True if (m[1] or m[3]) else None, m[0]))
+    for m in q4.finditer(text):
+        add(m, PeriodRef("quarter", _year(m[2]), _ORD[m[3].lower()], True, m[0]))
+    for m in _FY_RE.finditer(text):
+        y = m[2] or m[3]
+        add(m, PeriodRef("annual", _year(y), None, True, m[0]))
+    for m in _FULL_YEAR.finditer(text):
+        add(m, PeriodRef("annual", int(m[1] or m[2]), None, None, m[0]))
+    for m in _ENDED.finditer(text):
+        kind = "quarter" if m[1].lower() in ("quarter", "three months") else "annual"
+        rest = text[m.end() : m.end() + 40]
+        days = [p for p in find_periods(rest) if p.kind == "day" and rest.find(p.text) <= 2]
+        if days:
+            span = (m.start(), m.end() + rest.find(days[0].text) + len(days[0].text))
+            if free(span):
+                taken.append(span)
+                d = days[0].start
+                refs.append(PeriodRef(kind, d.year, None, True, text[span[0] : span[1]], end=d))
+    if refs:
+        return refs
+    masked = text
+    for p in find_periods(text):
+        if p.kind in ("day", "month"):
+            masked = masked.replace(p.text, " " * len(p.text))
+    for m in _BARE_YEAR.finditer(masked):
+        add(m, PeriodRef("annual", int(m[1]), None, None, m[0]))
+    return refs
+
+
+@dataclass(frozen=True)
+class StatedValue:
+    """A figure stated in a claim: value (USD or USD/share), half a unit of its last digit, text."""
+
+    value: float
+    half_unit: float
+    per_share: bool
+    text: str
+
+
+def parse_values(text: str) -> list[StatedValue]:
+    """Dollar figures in ``text``: "$260.2B" -> 260.2e9 (half unit 0.05e9), "$55,256 million",
+    "260.2 billion dollars", "$2.97 per share" (per-share: unscaled, below 1,000)."""
+    out = []
+    for m in _MONEY.finditer(text):
+        num, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
+        digits = num.replace(",", "")
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        scale = _SCALE.get((unit or "").lower(), 1.0)
+        value = float(digits) * scale
+        half = 0.5 * 10 ** (-decimals) * scale
+        per_share = unit is None and (bool(_PER_SHARE.match(text[m.end() :])) or value < 1000)
+        out.append(StatedValue(value, half, per_share, m[0].strip()))
+    return out
+
+
+def _first_word(name: str) -> str:
+    words = re.findall(r"[A-Za-z][A-Za-z&'.-]*", name or "")
+    skip = {"the", "inc", "inc.", "corp", "corp."}
+    words = [w.rstrip(".,") for w in words if w.lower() not in skip]
+    return words[0].lower() if words else ""
+
+
+def _fmt_money(v: float, per_share: bool) -> str:
+    if per_share:
+        return f"${v:,.2f}"
+    a = abs(v)
+    sign = "-" if v < 0 else ""
+    for div, suf in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if a >= div:
+            return f"{sign}${a / div:,.3f}{suf}"
+    return f"{sign}${a:,.0f}"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    kind: str  # annual | quarter
+    end: dt.date
+    label: str
+
+
+class EdgarGrounding:
+    """Date company financial figures by the EDGAR filing that first reported them.
+
+    Args:
+        facts: the EDGAR point-in-time facts table (``anachron.sources.edgar`` output; at least
+            ``cik, entity_name, concept, unit, val, start, end, fy, form, filed, accn``;
+            ``value_changed`` and ``restates`` are used for reasons when present).
+        aliases: extra names or tickers of companies: alias -> the company's key word (the first
+            distinctive word of its ``entity_name``, lower case), its full entity name, or its CIK.
+            Upper-case aliases match as case-sensitive whole words, others case-insensitively.
+
+    ``check(fact, instance)`` also uses ``instance["tickers"]`` / ``instance["names"]`` when
+    given: a ticker whose name starts with a company's key word refers to that company.
+    """
+
+    def __init__(self, facts: pd.DataFrame, aliases: Mapping[str, str | int] | None = None):
+        concepts = {c for f in FAMILIES for c in f.concepts}
+        need = ["cik", "entity_name", "concept", "unit", "val", "start", "end", "fy", "form", "filed", "accn"]
+        missing = [c for c in need if c not in facts.columns]
+        if missing:
+            raise ValueError(f"EDGAR facts lack columns {missing}")
+        df = facts.copy()
+        df["end_d"] = pd.to_datetime(df["end"], errors="coerce")
+        df["start_d"] = pd.to_datetime(df["start"], errors="coerce")
+        df["filed_d"] = pd.to_datetime(df["filed"], errors="coerce")
+        df = df.dropna(subset=["end_d", "filed_d", "val"])
+        df["days"] = (df["end_d"] - df["start_d"]).dt.days
+        self.names: dict[int, str] = {}
+        self._keys: dict[str, int] = {}
+        self._fye: dict[int, dict[int, dt.date]] = {}
+        self._quarter_ends: dict[int, list[dt.date]] = {}
+        self._rows: dict[int, pd.DataFrame] = {}
+        for cik, g in df.groupby("cik", sort=True):
+            cik = int(cik)
+            name = str(g["entity_name"].iloc[-1])
+            self.names[cik] = name
+            key = _first_word(name)
+            if key:
+                self._keys[key] = cik
+            self._fye[cik] = self._fiscal_year_ends(g)
+            q = g[g["days"].between(*QUARTER_DAYS)]
+            self._quarter_ends[cik] = sorted({d.date() for d in q["end_d"]})
+            rows = g[g["concept"].isin(concepts)].copy()
+            rows["end_date"] = rows["end_d"].dt.date
+            rows["filed_date"] = rows["filed_d"].dt.date
+            self._rows[cik] = rows.sort_values(["filed_d", "accn"], kind="stable")
+        self._aliases: dict[str, int] = {}
+        for alias, target in {**DEFAULT_ALIASES, **dict(aliases or {})}.items():
+            cik = self._resolve(target)
+            if cik is not None:
+                self._aliases[alias] = cik
+
+    # -- building -------------------------------------------------------------
+
+    @staticmethod
+    def _fiscal_year_ends(g: pd.DataFrame) -> dict[int, dt.date]:
+        """Fiscal year label -> fiscal year end, from the 10-K / 10-K/A accessions."""
+        annual = g[g["form"].astype(str).str.startswith("10-K") & g["days"].between(*ANNUAL_DAYS)]
+        if annual.empty:
+            return {}
+        per_accn = annual.groupby("accn").agg(end=("end_d", "max"), fy=("fy", "first"))
+        ends = [e.date() for e in per_accn["end"]]
+        # a year ending in the first week of January is the previous year's (52/53-week calendars)
+        norm = [e.year - 1 if (e.month == 1 and e.day <= 7) else e.year for e in ends]
+        offsets = [int(fy) - n for fy, n in zip(per_accn["fy"], norm) if pd.notna(fy)]
+        offset = Counter(offsets).most_common(1)[0][0] if offsets else 0
+        votes: dict[int, Counter[dt.date]] = {}
+        for e, n in zip(ends, norm):
+            votes.setdefault(n + offset, Counter())[e] += 1
+        return {label: max(c.items(), key=lambda kv: (kv[1], kv[0]))[0] for label, c in votes.items()}
+
+    def _resolve(self, target: str | int) -> int | None:
+        if isinstance(target, (int, np.integer)):
+            return int(target) if int(target) in self.names else None
+        t = str(target).strip().lower()
+        if t in self._keys:
+            return self._keys[t]
+        for cik, name in self.names.items():
+            if name.lower() == t or _first_word(name) == _first_word(t):
+                return cik
+        return None
+
+    def fiscal_year_end(self, cik: int, year: int) -> dt.date | None:
+        """End of fiscal ``year`` of company ``cik`` (from its 10-Ks; extrapolated by 52 weeks
+        from a neighbouring year when that year's 10-K is not in the table)."""
+        fye = self._fye.get(cik, {})
+        if year in fye:
+            return fye[year]
+        if year - 1 in fye:
+            return fye[year - 1] + dt.timedelta(days=364)
+        if year + 1 in fye:
+            return fye[year + 1] - dt.timedelta(days=364)
+        return None
+
+    def fiscal_quarter_end(self, cik: int, year: int, quarter: int) -> dt.date | None:
+        """End of fiscal quarter ``quarter`` of fiscal ``year`` (a reported quarterly period end)."""
+        this, prev = self.fiscal_year_end(cik, year), self.fiscal_year_end(cik, year - 1)
+        if this is None:
+            return None
+        prev = prev or this - dt.timedelta(days=364)
+        best: tuple[int, dt.date] | None = None
+        for e in self._quarter_ends.get(cik, []):
+            if prev < e <= this + END_SLACK and max(1, min(4, round((e - prev).days / 91.3))) == quarter:
+                days_off = abs((e - prev).days - 91.3 * quarter)
+                if best is None or days_off < best[0]:
+                    best = (int(days_off), e)
+        return best[1] if best else None
+
+    # -- reading a claim ------------------------------------------------------
+
+    def companies(self, fact: str, instance: Mapping[str, Any] | None = None) -> list[int]:
+        """CIKs of the companies ``fact`` names (key word, alias, or instance ticker)."""
+        found: list[int] = []
+
+        def hit(alias: str) -> bool:
+            if alias.isupper() and len(alias) >= 2:
+                return re.search(rf"(?<![A-Za-z0-9]){re.escape(alias)}(?![A-Za-z0-9])", fact) is not None
+            return re.search(rf"\b{re.escape(alias)}\b", fact, re.I) is not None
+
+        aliases = dict(self._aliases)
+        inst = instance or {}
+        for t, n in zip(inst.get("tickers") or [], inst.get("names") or []):
+            cik = self._keys.get(_first_word(str(n)))
+            if cik is not None and t:
+                aliases.setdefault(str(t), cik)
+        for key, cik in self._keys.items():
+            if hit(key) and cik not in found:
+                found.append(cik)
+        for alias, cik in aliases.items():
+            if cik not in found and hit(alias):
+                found.append(cik)
+        return found
+
+    def _candidates(self, cik: int, ref: PeriodRef) -> list[_Candidate]:
+        out: list[_Candidate] = []
+        if ref.end is not None:
+            return [_Candidate(ref.kind, ref.end, f"{ref.kind} ended {ref.end}")]
+        if ref.kind == "annual":
+            e = self.fiscal_year_end(cik, ref.year)
+            if e:
+                out.append(_Candidate("annual", e, f"fiscal {ref.year} (ends {e})"))
+            if ref.fiscal is None:
+                cal = self._overlap_end(cik, dt.date(ref.year, 1, 1), dt.date(ref.year, 12, 31), "annual")
+                if cal and all(abs(c.end - cal) > END_SLACK for c in out):
+                    out.append(_Candidate("annual", cal, f"the fiscal year ending {cal} (most of calendar {ref.year})"))
+        else:
+            q = ref.quarter or 1
+            e = self.fiscal_quarter_end(cik, ref.year, q)
+            if e:
+                out.append(_Candidate("quarter", e, f"fiscal Q{q} {ref.year} (ends {e})"))
+            if ref.fiscal is None:
+                start = dt.date(ref.year, 3 * q - 2, 1)
+                end = (pd.Timestamp(dt.date(ref.year, 3 * q, 1)) + pd.offsets.MonthEnd(0)).date()
+                cal = self._overlap_end(cik, start, end, "quarter")
+                if cal and all(abs(c.end - cal) > END_SLACK for c in out):
+                    out.append(_Candidate("quarter", cal, f"the quarter ending {cal} (most of calendar Q{q} {ref.year})"))
+        return out
+
+    def _overlap_end(self, cik: int, start: dt.date, end: dt.date, kind: str) -> dt.date | None:
+        """End of the company's reported period of ``kind`` that overlaps [start, end] most (>= half)."""
+        if kind == "annual":
+            ends = sorted(set(self._fye.get(cik, {}).values()))
+            length = 364
+        else:
+            ends, length = self._quarter_ends.get(cik, []), 91
+        best: tuple[int, dt.date] | None = None
+        for e in ends:
+            s = e - dt.timedelta(days=length)
+            overlap = (min(e, end) - max(s, start)).days
+            if overlap >= length // 2 and (best is None or overlap > best[0]):
+                best = (overlap, e)
+        return best[1] if best else None
+
+    def _rows_for(self, cik: int, fam: Family, cand: _Candidate) -> pd.DataFrame:
+        rows = self._rows.get(cik)
+        if rows is None or rows.empty:
+            return pd.DataFrame()
+        sel = rows[rows["concept"].isin(fam.concepts)]
+        if fam.per_share:
+            sel = sel[sel["unit"].astype(str).str.upper() == "USD/SHARES"]
+        else:
+            sel = sel[sel["unit"].astype(str).str.upper() == "USD"]
+        lo, hi = cand.end - END_SLACK, cand.end + END_SLACK
+        sel = sel[(sel["end_date"] >= lo) & (sel["end_date"] <= hi)]
+        if fam.instant:
+            return sel[sel["start_d"].isna()]
+        bounds = ANNUAL_DAYS if cand.kind == "annual" else QUARTER_DAYS
+        return sel[sel["days"].between(*bounds)]
+
+    @staticmethod
+    def _matches(rows: pd.DataFrame, values: list[StatedValue]) -> pd.DataFrame:
+        """Rows whose |val| matches a stated value: within half a unit of its last digit if any
+        row does (a precise statement tells restated from original values), else within
+        ``max(REL_TOL * |value|, half unit)``."""
+        if rows.empty or not values:
+            return rows.iloc[0:0]
+        v = rows["val"].abs().to_numpy(dtype=float)
+        tight = np.zeros(len(rows), dtype=bool)
+        loose = np.zeros(len(rows), dtype=bool)
+        for s in values:
+            eps = 1e-9 * max(1.0, abs(s.value))
+            tight |= np.abs(v - s.value) <= s.half_unit + eps
+            loose |= np.abs(v - s.value) <= max(REL_TOL * abs(s.value), s.half_unit) + eps
+        return rows[tight] if tight.any() else rows[loose]
+
+    # -- the check ------------------------------------------------------------
+
+    def check(self, fact: str, instance: dict[str, Any] | None = None) -> GroundedVerdict | None:
+        """Date a claim about a company's reported figure, or None when it states none.
+
+        Args:
+            fact: claim text.
+            instance: optional task context (``tickers``, ``names``) for company aliases.
+
+        Returns:
+            A :class:`GroundedVerdict` (``outcome=False``; category A3 for a claim about a
+            report or filing, else A2) dated at the matching filing's ``filed`` date.
+        """
+        if _FORWARD.search(fact):
+            return None
+        ciks = self.companies(fact, instance)
+        if not ciks:
+            return None
+        families: list[Family] = []
+        masked = fact
+        for fam in FAMILIES:
+            hits = list(fam.pattern.finditer(masked))
+            if hits:
+                families.append(fam)
+                for m in hits:
+                    masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+        if not families:
+            return None
+        refs = find_fiscal_periods(fact)
+        if not refs:
+            return None
+        values = parse_values(fact)
+        matched: list[tuple[dt.date, str]] = []
+        unmatched: list[tuple[dt.date, str]] = []
+        for cik in ciks:
+            for fam in families:
+                vals = [v for v in values if v.per_share == fam.per_share]
+                for ref in refs:
+                    first_with_rows: tuple[dt.date, str] | None = None
+                    for cand in self._candidates(cik, ref):
+                        rows = self._rows_for(cik, fam, cand)
+                        if rows.empty:
+                            continue
+                        hit = self._matches(rows, vals)
+                        if not hit.empty:
+                            matched.append(self._describe(cik, fam, cand, hit, vals, rows, True))
+                            first_with_rows = None
+                            break
+                        if first_with_rows is None:
+                            first_with_rows = self._describe(cik, fam, cand, rows, vals, rows, False)
+                    if first_with_rows is not None:
+                        unmatched.append(first_with_rows)
+        chosen = matched or unmatched
+        if not chosen:
+            return None
+        day, reason = max(chosen, key=lambda t: t[0])
+        category = "A3" if _REPORT_WORDS.search(fact) else "A2"
+        return GroundedVerdict(day, reason, outcome=False, category=category)
+
+    def _describe(
+        self,
+        cik: int,
+        fam: Family,
+        cand: _Candidate,
+        hit: pd.DataFrame,
+        vals: list[StatedValue],
+        rows: pd.DataFrame,
+        matched: bool,
+    ) -> tuple[dt.date, str]:
+        first = hit.iloc[0]
+        who = self.names.get(cik, str(cik))
+        filing = f"{first['form']} {first['accn']} filed {first['filed_date']}"
+        reported = _fmt_money(float(first["val"]), fam.per_share)
+        if matched:
+            stated = ", ".join(v.text for v in vals)
+            reason = (
+                f"EDGAR: {who} {fam.name} for {cand.label}: stated {stated} matches {first['concept']} "
+                f"{reported}, first reported in {filing}"
+            )
+            if bool(first.get("value_changed", False)) and isinstance(first.get("restates"), str):
+                orig = rows[
+                    (rows["accn"] == first["restates"])
+                    & (rows["concept"] == first["concept"])
+                    & (rows["end_date"] == first["end_date"])
+                ]
+                was = f" (was {_fmt_money(float(orig.iloc[0]['val']), fam.per_share)} in {orig.iloc[0]['form']} filed {orig.iloc[0]['filed_date']})" if not orig.empty else ""
+                reason += f"; a restated value replacing {first['restates']}{was}"
+        else:
+            why = (
+                f"stated {', '.join(v.text for v in vals)} does not match the reported {reported}"
+                if vals
+                else "no figure stated to compare"
+            )
+            reason = (
+                f"EDGAR: {who} {fam.name} for {cand.label} first reported in {filing}; {why}"
+            )
+        return first["filed_date"], reason
+
+
+def load_edgar_grounding(path: str, aliases: Mapping[str, str | int] | None = None) -> EdgarGrounding:
+    """Build :class:`EdgarGrounding` from the facts parquet (only the columns it needs)."""
+    cols = ["cik", "entity_name", "concept", "unit", "val", "start", "end", "fy", "form", "filed", "accn",
+            "value_changed", "restates"]
+    return EdgarGrounding(pd.read_parquet(path, columns=cols), aliases)
+

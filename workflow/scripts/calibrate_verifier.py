@@ -1,0 +1,41 @@
+"""Glue for rule calibrate_verifier: plant claims with known dates, verify them per layer set."""
+
+from functools import partial
+
+import pandas as pd
+
+from anachron.io import write_parquet
+from anachron.logs import log_to
+from anachron.verify import make_grounding
+from anachron.verify.calibration import grounding_contexts, plant_claims, summarize_calibration, verify_planted
+from anachron.verify.pipeline import verify_table
+from anachron.verify.setup import verifier_client
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+
+with log_to(sm.log[0]) as log:
+    cfg = dict(sm.params.calibration)
+    names = [k for k in ("prices", "edgar", "sp500_changes", "sp500_sectors") if k in sm.input.keys()]
+    files = {k: sm.input[k] for k in names}
+    data = {k: pd.read_parquet(v) for k, v in files.items()}
+    planted, groundings, contexts = [], {}, {}
+    for task in sm.params.tasks:
+        instances = pd.read_parquet(sm.input[f"dataset_{task}"])
+        runs = [sm.input[k] for k in sm.input.keys() if k.startswith(f"run_{task}_")]
+        completions = pd.concat([pd.read_parquet(p) for p in runs], ignore_index=True) if runs else None
+        planted.append(plant_claims(task, instances, data, n_per_kind=cfg["n_per_kind"], seed=cfg["seed"], completions=completions))
+        groundings[task] = make_grounding(task, files)
+        contexts.update(grounding_contexts(task, instances))
+        log.info("%s: %d planted claims", task, len(planted[-1]))
+    planted = pd.concat(planted, ignore_index=True)
+    client, _, params = verifier_client(sm.params.verifier, sm.params.cache_dir)
+    llm = {"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None
+    verify_fn = partial(verify_table, contexts=contexts, groundings=groundings, llm=llm,
+                        leak_on_same_day=bool(sm.params.leak_on_same_day))
+    verified = verify_planted(planted, lambda df, layers: verify_fn(df, layers=layers), cfg["layer_sets"])
+    table = summarize_calibration(verified)
+    write_parquet(verified, sm.output.planted)
+    write_parquet(table, sm.output.table)
+    overall = table[(table["style"] == "all")]
+    for r in overall.itertuples(index=False):
+        log.info("%s %s %s: %s = %.3f (n=%d)", r.task, r.layers, r.kind, r.metric, r.rate, r.n)
