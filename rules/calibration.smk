@@ -4,21 +4,6 @@
 # rendered as results/tables/calibration.md with the control-split OLR floor).
 
 
-def calibration_inputs(wildcards):
-    """Datasets of every task, the point-in-time data the grounded layer reads, and the
-    Temporal Hint runs whose evidence wording the planted claims imitate."""
-    inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in TASKS}
-    inputs["prices"] = "data/raw/yahoo/prices.parquet"
-    inputs["sp500_changes"] = "data/raw/sp500/changes.parquet"
-    inputs["sp500_sectors"] = "data/raw/sp500/sectors.parquet"
-    if EDGAR:
-        inputs["edgar"] = "data/raw/edgar/data.parquet"
-    for t, m, mo in RUNS:
-        if m == "temporal_hint":
-            inputs[f"run_{t}_{mo}"] = f"results/runs/{t}/{m}/{mo}.parquet"
-    return inputs
-
-
 rule calibrate_verifier:
     input:
         unpack(calibration_inputs),

@@ -96,3 +96,28 @@ def test_unparsed_coalitions_are_imputed_and_counted():
     assert inst["n_failed"] == 4  # every coalition holding the third fact
     assert np.isfinite(phi["phi"]).all()
     assert np.isclose(phi["phi"].sum(), inst["v_all"] - inst["v_empty"])
+
+
+def test_value_calls_use_a_probability_grid_and_repair_rankings():
+    from anachron.metrics.shapley_run import PROBABILITY_GRID, repair_ranking, value_prediction_schema
+
+    grid = value_prediction_schema({"type": "number", "minimum": 0, "maximum": 1})
+    assert grid["enum"] == PROBABILITY_GRID and grid["enum"][0] == 0.0 and grid["enum"][-1] == 1.0
+    salary = {"type": "number", "minimum": 0}
+    assert value_prediction_schema(salary) is salary
+    schema = {"type": "array", "items": {"type": "string", "enum": ["A", "B", "C"]}}
+    assert repair_ranking(["B", "B", "C"], schema) == ["B", "C", "A"]
+    assert repair_ranking(["C", "X"], schema) == ["C", "A", "B"]
+    assert repair_ranking(0.4, {"type": "number"}) == 0.4
+
+
+def test_repeated_tickers_in_a_coalition_answer_are_repaired_not_failed():
+    class Repeats(CoalitionProvider):
+        async def complete(self, request):
+            self.requests.append(request)
+            return ChatResult(text='{"prediction": ["ESKF", "ESKF"]}', finish_reason="stop")
+
+    client = LLMClient(SPEC, None, CallLog(), provider=Repeats())
+    run, claims, instances = _inputs(2, [False, False])
+    _, per = shapley_for_run(run, claims, instances, StockTask(), client, params={}, budget=8, seed=0)
+    assert per["n_failed"].iloc[0] == 0 and np.isclose(per["v_all"].iloc[0], 0.0)  # ESKF, CYGR: the wrong order

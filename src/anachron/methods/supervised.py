@@ -50,6 +50,7 @@ from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
 from anachron.methods.base import MethodResult, generation_request, parse_result
 from anachron.tasks.base import Task
+from anachron.verify.claims import ALWAYS_CLEAN, ALWAYS_LEAKED
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.pipeline import verify_claim
 
@@ -59,9 +60,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-#: Categories flagged / cleared by taxonomy alone (TimeSPEC paper §3.2).
-ALWAYS_LEAKED = frozenset({"A4", "A5"})
-ALWAYS_CLEAN = frozenset({"B1", "B2"})
 
 #: Words that speak about time or about the verification; never shown to the generator.
 TEMPORAL_WORDS = re.compile(

@@ -9,15 +9,19 @@ per-instance budget of model calls; :mod:`anachron.metrics.shapley`) weight each
 leakage indicator: Shapley-DCLR = sum |phi_i| l_i / sum |phi_i|; Top-K = share of the K
 largest-|phi| claims that leaked (TimeSPEC paper §4.2, Eq. 4 and Eq. 7).
 
-A coalition whose answer does not parse, or whose prediction is invalid, gets the mean value
-of that instance's parsed coalitions (0 when none parsed); their number is recorded.
+Value calls ask for the prediction alone, and their schema is tightened where a grammar can do
+it: a probability is chosen from a 0.05 grid (llama.cpp does not enforce ``minimum``/``maximum``),
+and a ranking with a repeated or missing item is repaired (first occurrences kept, missing items
+appended in the listed order) before it is scored. A coalition whose answer still does not give
+a valid prediction gets the mean value of that instance's parsed coalitions (0 when none
+parsed); their number is recorded (``n_failed``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -40,6 +44,33 @@ SHAPLEY_COLUMNS = [
 TOP_K = (1, 3, 5)
 
 
+#: The probability grid of value calls (a grammar can enforce an enum, not a range).
+PROBABILITY_GRID = [round(0.05 * k, 2) for k in range(21)]
+
+
+def value_prediction_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The task's prediction schema for value calls: a [0, 1] number becomes :data:`PROBABILITY_GRID`."""
+    if schema.get("type") == "number" and schema.get("minimum") == 0 and schema.get("maximum") == 1:
+        return {"type": "number", "enum": PROBABILITY_GRID}
+    return schema
+
+
+def repair_ranking(prediction: Any, schema: dict[str, Any]) -> Any:
+    """A ranking with repeats removed and missing items appended in the schema's order.
+
+    Applies only to array predictions whose items are an ``enum`` (the stock ranking); anything
+    else is returned unchanged.
+    """
+    items = (schema.get("items") or {}).get("enum") if schema.get("type") == "array" else None
+    if not items or not isinstance(prediction, list):
+        return prediction
+    seen: list[Any] = []
+    for x in prediction:
+        if x in items and x not in seen:
+            seen.append(x)
+    return seen + [x for x in items if x not in seen]
+
+
 def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str, Any]) -> ChatRequest:
     """The coalition-value request: closed world over ``facts``, prediction only."""
     return ChatRequest(
@@ -47,7 +78,7 @@ def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str
         params=params,
         response_schema={
             "type": "object",
-            "properties": {"prediction": task.prediction_schema(row)},
+            "properties": {"prediction": value_prediction_schema(task.prediction_schema(row))},
             "required": ["prediction"],
         },
         tag={"instance_id": row["instance_id"], "step": "shapley"},
@@ -78,8 +109,9 @@ class ModelValue:
                 continue
             if not isinstance(data, dict) or "prediction" not in data:
                 return float("nan")
+            pred = repair_ranking(data["prediction"], self.task.prediction_schema(self.row))
             try:
-                return float(self.task.perf(self.row, self.task.validate_prediction(self.row, data["prediction"])))
+                return float(self.task.perf(self.row, self.task.validate_prediction(self.row, pred)))
             except (ValueError, TypeError, KeyError):
                 return float("nan")
         return float("nan")
@@ -94,7 +126,7 @@ class ModelValue:
         return vals
 
 
-def _impute(value: ModelValue):
+def impute_failed(value: ModelValue) -> Callable[[np.ndarray], np.ndarray]:
     """Wrap a ModelValue so unparsed coalitions get the mean of parsed ones seen so far (0 if none)."""
     seen: list[float] = []
 
@@ -154,10 +186,10 @@ def shapley_for_run(
         leaked = c["leaked"].to_numpy(dtype=bool)
         n = len(facts)
         value = ModelValue(task, row, facts, client, params)
-        res = shapley_values(n, _impute(value), budget=budget, seed=seed, exact_max=exact_max)
+        res = shapley_values(n, impute_failed(value), budget=budget, seed=seed, exact_max=exact_max)
         mae = np.nan
         if res.method == "leverage" and n <= agreement_max_claims:
-            exact = exact_shapley(n, _impute(ModelValue(task, row, facts, client, params)))
+            exact = exact_shapley(n, impute_failed(ModelValue(task, row, facts, client, params)))
             mae = float(np.mean(np.abs(exact - res.phi)))
         order = np.argsort(-np.abs(res.phi), kind="stable")
         ranks = np.empty(n, dtype=int)
