@@ -7,6 +7,9 @@ estimator used, the mean absolute error of φ against exact (MAE) and MAE / mean
 Shapley-DCLR both give. Every coalition call goes through the workflow's LLM cache, so the
 Leverage SHAP coalitions (a subset of the exact ones) cost nothing extra and a rerun is free.
 
+A 135M model writes few claims per answer; ``--pool`` pools the claims every method of the run's
+task made for the same instance (deduplicated by text) to reach larger claim sets.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_shapley_model.py --task stock --method temporal_hint \\
@@ -43,6 +46,7 @@ def main() -> None:
     ap.add_argument("--max-claims", type=int, default=8)
     ap.add_argument("--budgets", type=int, nargs="+", default=[16, 32])
     ap.add_argument("--seeds", type=int, default=5, help="Leverage SHAP seeds per budget")
+    ap.add_argument("--pool", action="store_true", help="pool the claims of every method for an instance")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
 
@@ -52,7 +56,13 @@ def main() -> None:
     params = {**spec.params, "max_tokens": cfg["shapley"]["max_tokens"]}
     task = get_task(args.task)
     base = Path("results")
-    claims = pd.read_parquet(base / "claims" / args.task / args.method / f"{args.model}.parquet")
+    if args.pool:
+        frames = [pd.read_parquet(p) for p in sorted((base / "claims" / args.task).glob(f"*/{args.model}.parquet"))]
+        claims = pd.concat(frames, ignore_index=True)
+        claims["_key"] = claims["fact"].str.lower().str.split().str.join(" ")
+        claims = claims.drop_duplicates(["instance_id", "_key"])
+    else:
+        claims = pd.read_parquet(base / "claims" / args.task / args.method / f"{args.model}.parquet")
     instances = pd.read_parquet(base / "datasets" / f"{args.task}.parquet").set_index("instance_id", drop=False)
     sizes = claims.groupby("instance_id").size()
     chosen = sizes[(sizes >= args.min_claims) & (sizes <= args.max_claims)].sort_values().index[: args.instances]

@@ -231,6 +231,7 @@ class Judged:
     cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The trace form: claim text, category, source, flag, date, how, reason, cached."""
         return {
             "text": self.claim.text,
             "category": self.claim.category,
@@ -375,6 +376,7 @@ class LLMOnlySupervisor(Supervisor):
         self.batch_size = int(batch_size)
 
     def date_claims(self, rows: list[pd.Series], claims: list[list["Claim"]]) -> list[list[Judged]]:
+        """Date A1-A3 claims by the judge model (one batched call set for all instances)."""
         from anachron.verify.llm_layer import check_plausibility
 
         items: list[dict[str, Any]] = []
@@ -454,6 +456,7 @@ class SearchSupervisor(Supervisor):
         return len(claim_tokens & toks) / len(claim_tokens) >= self.min_support
 
     def date_claims(self, rows: list[pd.Series], claims: list[list["Claim"]]) -> list[list[Judged]]:
+        """Date A1-A3 claims by an unfiltered search (one query per claim)."""
         out: list[list[Judged]] = []
         for row, cs in zip(rows, claims):
             cutoff = dt.date.fromisoformat(str(row["cutoff_date"]))

@@ -389,6 +389,7 @@ class ContractGrounding:
         return None
 
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """A leaked A4 verdict dated at the signing when ``fact`` states this contract, else None."""
         player = instance.get("player")
         if not player or not _names_in(fact, [player], surnames=True) or not _CONTRACT_WORDS.search(fact):
             return None
@@ -430,6 +431,7 @@ class DecisionGrounding:
     """
 
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """A leaked A4 verdict dated at the decision when ``fact`` states this case's ruling, else None."""
         verbs = list(_DECISION_WORDS.finditer(fact))
         if not verbs:
             return None
