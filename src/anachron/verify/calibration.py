@@ -956,22 +956,10 @@ def default_verify_fn(groundings: Mapping[str, Any], contexts: Mapping[str, Mapp
         leaked, verdict (leaked / clean / undated), layer, reason, effective_date.
         Undated claims are not flagged (``leaked`` False); :func:`calibrate` counts them.
     """
-    from anachron.verify.pipeline import verify_claim
+    from anachron.verify.pipeline import verify_table
 
     def fn(planted: pd.DataFrame, layers: tuple[str, ...]) -> pd.DataFrame:
-        out = []
-        for r in planted.itertuples(index=False):
-            v = verify_claim(
-                r.fact,
-                r.declared_date_raw,
-                dt.date.fromisoformat(r.cutoff_date),
-                instance=dict(contexts.get(r.instance_id, {})),
-                grounding=groundings.get(r.task),
-                layers=tuple(layers),
-                leak_on_same_day=leak_on_same_day,
-            )
-            out.append({k: v[k] for k in ("leaked", "verdict", "layer", "reason", "effective_date")})
-        return pd.DataFrame(out, index=planted.index, columns=["leaked", "verdict", "layer", "reason", "effective_date"])
+        return verify_table(planted, dict(contexts), dict(groundings), tuple(layers), leak_on_same_day=leak_on_same_day)
 
     return fn
 
