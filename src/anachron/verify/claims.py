@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from anachron.llm.types import ChatRequest
 from anachron.verify.dates import Period, find_periods, normalize_declared
+from anachron.verify.grounded import LOWER_COURT as _LOWER_COURT
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -191,20 +192,6 @@ _DECISION = re.compile(
     r"\b(ruled|rules|held|holds|decided|reversed|affirmed|vacated|remanded|sided with|struck down|upheld|"
     r"dissent(?:ed|ing)?|opinion of the court|in favou?r of|found for|ruling for|[0-9]-[0-9] (?:vote|decision|"
     r"ruling|majority))\b",
-    re.I,
-)
-_STATES = (
-    "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawaii|Idaho|"
-    "Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|"
-    "Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|North Carolina|North Dakota|"
-    "Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|"
-    "Virginia|Washington|West Virginia|Wisconsin|Wyoming|state|State"
-)
-_LOWER_COURT = re.compile(
-    r"\b(circuit|court of appeals|appeals court|appellate court|district court|state supreme court|trial court|"
-    r"bankruptcy court|court below|lower court|court of criminal appeals|tax court|court of federal claims|"
-    rf"(?-i:(?:{_STATES}))(?:'s)? (?:Supreme|High|Superior) Court|court of (?:the )?(?:{_STATES})|"
-    rf"(?:Supreme|High|Superior) Court of (?:the State of |the Commonwealth of )?(?-i:(?:{_STATES})))\b",
     re.I,
 )
 _SUPREME = re.compile(

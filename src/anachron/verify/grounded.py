@@ -196,13 +196,13 @@ def mentioned_tickers(fact: str, tickers: list[str], names: list[str]) -> list[s
         if re.search(rf"(?<![A-Za-z]){re.escape(t)}(?![A-Za-z])", fact):
             out.append(t)
             continue
-        words = [w.rstrip(".") for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", name or "") if w.lower() not in _GENERIC]
+        words = [w.rstrip(".") for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", name or "") if w.lower() not in GENERIC_NAME_WORDS]
         if words and re.search(rf"(?<![A-Za-z0-9]){re.escape(words[0])}(?![A-Za-z0-9])", fact, re.I):
             out.append(t)
     return out
 
 
-_GENERIC = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings", "plc", "ltd"}
+GENERIC_NAME_WORDS = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings", "plc", "ltd"}
 
 
 _MONEY = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|mil|m|billion|bn|b|k)?\b", re.I)
@@ -214,7 +214,7 @@ _DECISION_WORDS = re.compile(
 )
 
 
-_STATES = (
+STATES = (
     "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|Hawai[iʻ']?i|Idaho|"
     "Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|Mississippi|"
     "Missouri|Montana|Nebraska|Nevada|New\\s+Hampshire|New\\s+Jersey|New\\s+Mexico|New\\s+York|North\\s+Carolina|"
@@ -225,10 +225,10 @@ _STATES = (
 #: Courts below the U.S. Supreme Court: federal circuits and district courts, specialised
 #: federal courts, and every state court ("the Colorado Supreme Court", "the Supreme Court of
 #: Alabama", "the state appellate court", "the New York Court of Appeals").
-_LOWER_COURT = re.compile(
-    rf"\b(?:(?:{_STATES})(?:['’]s)?\s+(?:Supreme|Superior|High|Appellate|Appeals|Trial|District|Circuit|Family|Chancery)\s+Court"
-    rf"|(?:Supreme|Superior|High)\s+Court\s+of\s+(?:the\s+State\s+of\s+|the\s+Commonwealth\s+of\s+)?(?:{_STATES})"
-    rf"|(?:{_STATES})\s+Court\s+of\s+(?:Criminal\s+)?Appeals"
+LOWER_COURT = re.compile(
+    rf"\b(?:(?:{STATES})(?:['’]s)?\s+(?:Supreme|Superior|High|Appellate|Appeals|Trial|District|Circuit|Family|Chancery)\s+Court"
+    rf"|(?:Supreme|Superior|High)\s+Court\s+of\s+(?:the\s+State\s+of\s+|the\s+Commonwealth\s+of\s+)?(?:{STATES})"
+    rf"|(?:{STATES})\s+Court\s+of\s+(?:Criminal\s+)?Appeals"
     r"|circuit(?:\s+court)?|courts?\s+of\s+(?:criminal\s+|civil\s+|special\s+)?appeals?|appeals?\s+courts?|appellate\s+(?:courts?|division|panel)"
     r"|district\s+courts?|trial\s+courts?|trial\s+judge|state\s+(?:supreme\s+|high\s+|highest\s+)?courts?|state['’]s\s+(?:highest|high|top)\s+court"
     r"|lower\s+courts?|bankruptcy\s+(?:court|judge|appellate\s+panel)|tax\s+court|court\s+of\s+(?:federal\s+)?claims"
@@ -426,7 +426,7 @@ class DecisionGrounding:
     against ...", "the Supreme Court of Alabama ruled ...", "the state appellate court held
     ...") is not the outcome, even when the Supreme Court is named elsewhere. Lower courts
     are federal circuits, district and specialised courts and every state court
-    (:data:`_LOWER_COURT`); "the Supreme Court" is the U.S. Supreme Court only once state
+    (:data:`LOWER_COURT`); "the Supreme Court" is the U.S. Supreme Court only once state
     supreme courts are masked.
     """
 
@@ -454,7 +454,7 @@ def _court_mentions(fact: str) -> list[tuple[int, int, str]]:
     (their spans are masked before the Supreme Court is looked for)."""
     out: list[tuple[int, int, str]] = []
     masked = fact
-    for m in _LOWER_COURT.finditer(fact):
+    for m in LOWER_COURT.finditer(fact):
         out.append((m.start(), m.end(), "lower"))
         masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
     for m in _SUPREME.finditer(masked):
