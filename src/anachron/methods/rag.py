@@ -662,15 +662,9 @@ def run_rag(
     *,
     params: dict[str, Any],
     search: "SearchBackend",
-    entity_validity: _Validity | None = None,
     mode: str = "enforced",
-    max_evidence: int = 10,
-    queries_min: int | None = None,
-    queries_max: int | None = None,
-    results_per_query: int = 5,
-    token_budget: int = 3000,
-    chars_per_token: int = 4,
     method_name: str | None = None,
+    **settings: Any,
 ) -> tuple[list[MethodResult], pd.DataFrame]:
     """Run RAG on every row of ``instances`` (TEMPO App. F.2; DESIGN §4).
 
@@ -680,10 +674,11 @@ def run_rag(
         client: LLM client; two calls per instance (queries, then generation), both cached.
         params: decoding parameters for both calls (greedy: ``temperature`` 0).
         search: retrieval backend (``search(query, k=, as_of=)``; ``as_of`` a date or None).
-        entity_validity: point-in-time validity of entities (``is_valid(entity, day)``); None
-            means every entity counts as valid (no survivorship check).
         mode: ``"enforced"`` (search with ``as_of`` = the instance cutoff) or ``"unrestricted"``
             (no date filter; measures retrieval leakage).
+        settings: the retrieval settings of :func:`prepare_rag`, listed here:
+        entity_validity: point-in-time validity of entities (``is_valid(entity, day)``); None
+            means every entity counts as valid (no survivorship check).
         max_evidence: ``maxItems`` of the evidence list in the output schema.
         queries_min, queries_max: query-count bounds; default 7–12 for stock, 3–6 otherwise.
         results_per_query: hits kept per query (``k``).
@@ -704,10 +699,7 @@ def run_rag(
         ConfigError: on a bad ``mode`` or a non-positive count / budget.
     """
     plan = prepare_rag(
-        instances, task, client, params=params, search=search, entity_validity=entity_validity, mode=mode,
-        max_evidence=max_evidence, queries_min=queries_min, queries_max=queries_max,
-        results_per_query=results_per_query, token_budget=token_budget, chars_per_token=chars_per_token,
-        method_name=method_name,
+        instances, task, client, params=params, search=search, mode=mode, method_name=method_name, **settings
     )
     method = method_name or METHOD_NAMES[mode]
     out = generate_and_parse(
