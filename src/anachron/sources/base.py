@@ -1,12 +1,19 @@
-"""Shared plumbing for the source readers: errors, snapshot lookup, checked CSV reads, HTTP.
+"""The source reader base class and its plumbing: errors, snapshot lookup, checked CSV reads, HTTP.
 
 Every reader in :mod:`anachron.sources` follows the pandas-datareader pattern: one small
-class per source, constructed with its query and an optional injected HTTP ``session``
-(so tests can replay recorded responses) and an optional ``snapshot_dir``. Live fetching
-is the default; a snapshot directory is an explicit choice, given either as the
-``snapshot_dir`` argument (config key ``snapshot_dir``) or through the environment
-variable ``ANACHRON_SNAPSHOT_DIR``. Each reader exposes ``read()`` and, after it,
-``manifest`` (a list of :func:`anachron.io.manifest_entry` records).
+class per source, a subclass of :class:`SourceReader`, constructed with its query, an
+optional injected HTTP ``session`` (so tests can replay recorded responses) and an
+optional ``snapshot_dir``. Live fetching is the default; a snapshot directory is an
+explicit choice, given either as the ``snapshot_dir`` argument (config key
+``snapshot_dir``) or through the environment variable ``ANACHRON_SNAPSHOT_DIR``.
+
+The base does the common work: :meth:`SourceReader.read` chooses snapshot or live once
+(``_read_snapshot(dir)`` or ``_read_live(session)``, the session from
+:func:`make_session` unless one was injected), :meth:`SourceReader.fetch` builds the
+manifest the workflow writes (``{"sources": [records], "skipped_by_reason": {...},
+...}``), and the ``_record*`` helpers build the provenance records
+(:func:`anachron.io.manifest_entry`). A reader only says where its data is (snapshot
+layout, URLs) and how to parse it.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 import pandas as pd
 import requests
@@ -22,6 +29,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from anachron.errors import AnachronError
+from anachron.io import manifest_entry, sha256_bytes, sha256_file
 
 #: Environment variable naming a snapshot directory (same meaning as ``snapshot_dir``).
 SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
@@ -137,17 +145,30 @@ def read_csv_checked(
     return df
 
 
-def make_session(retries: int = 3, backoff: float = 1.0) -> requests.Session:
-    """A :class:`requests.Session` with retries on connection errors and 429/5xx.
+#: Statuses retried by :func:`make_session` (rate limit and transient server errors).
+RETRY_STATUSES = (429, 500, 502, 503, 504)
 
-    Used when a reader is not given a session. Sends :data:`DEFAULT_USER_AGENT`.
+
+def make_session(retries: int = 3, backoff: float = 1.0) -> requests.Session:
+    """The one HTTP session factory of the live readers: retries that honour ``Retry-After``.
+
+    A :class:`requests.Session` sending :data:`DEFAULT_USER_AGENT`, with an
+    :class:`~requests.adapters.HTTPAdapter` whose :class:`urllib3.util.Retry` retries GETs
+    up to ``retries`` times after connection errors and :data:`RETRY_STATUSES`, waiting
+    the answer's ``Retry-After`` (seconds or an HTTP date) when it gives one (429, 503),
+    else ``backoff * 2**(n - 1)`` seconds (at most 120) before the n-th retry (none before
+    the first).
+    After the last retry the final answer is returned as it is (``raise_on_status=False``),
+    so :func:`http_get` reports its status. ``retries=0`` gives a session without retries
+    (for a client that retries itself, see :mod:`anachron.sources.courtlistener`).
     """
     session = requests.Session()
     retry = Retry(
         total=retries,
         backoff_factor=backoff,
-        status_forcelist=(429, 500, 502, 503, 504),
+        status_forcelist=RETRY_STATUSES,
         allowed_methods=("GET",),
+        respect_retry_after_header=True,
         raise_on_status=False,
     )
     adapter = HTTPAdapter(max_retries=retry)
@@ -162,18 +183,23 @@ def http_get(
     url: str,
     *,
     params: dict | None = None,
+    headers: Mapping[str, str] | None = None,
     what: str,
     layout: str,
     timeout: float = DEFAULT_TIMEOUT,
+    allow_status: Collection[int] = (),
 ) -> requests.Response:
     """GET ``url`` and return the response; any failure becomes one :class:`SourceError`.
 
     ``what`` names the data for the message (e.g. "S&P 500 membership spells"); ``layout``
-    is the snapshot path pattern suggested as the offline fix.
+    is the snapshot path pattern suggested as the offline fix. ``headers`` are sent with
+    this request only (e.g. the SEC User-Agent). A status in ``allow_status`` (e.g. 404
+    for an optional file) is returned, not raised, for the caller to handle.
     """
     try:
-        response = session.get(url, params=params, timeout=timeout)
-        response.raise_for_status()
+        response = session.get(url, params=params, headers=headers, timeout=timeout)
+        if response.status_code not in allow_status:
+            response.raise_for_status()
     except requests.RequestException as exc:
         raise SourceError(f"could not fetch {what} from {url}: {exc}. {snapshot_hint(layout)}") from exc
     return response
@@ -194,13 +220,30 @@ def to_yahoo_symbol(ticker: str) -> str:
 
 
 class SourceReader:
-    """Base of the reader classes: an injectable HTTP ``session``, an optional
-    ``snapshot_dir``, and the provenance ``manifest`` of the last ``read()``.
+    """Base of the reader classes: chooses snapshot or live, and builds the manifest.
 
-    Subclasses implement ``read()`` and set ``self._manifest`` (a list of
-    :func:`anachron.io.manifest_entry` records) while reading; rows they drop are counted
-    in ``skipped_by_reason`` (reason code -> count).
+    A subclass sets :attr:`source` (the name in its provenance records) and
+    :attr:`snapshot_layout` (the snapshot path pattern named in "how to fix" messages),
+    and implements :meth:`_read_snapshot` and :meth:`_read_live`; each returns the table
+    and records what it read with :meth:`_record` / :meth:`_record_file` /
+    :meth:`_record_bytes`, counting the rows it drops in :attr:`skipped_by_reason`
+    (reason code -> count). :meth:`_manifest_extra` adds source-specific keys to the
+    manifest of :meth:`fetch`.
+
+    Parameters
+    ----------
+    session:
+        HTTP session for live reads (tests inject one replaying recordings); ``None``:
+        :func:`make_session` builds one when a live read needs it.
+    snapshot_dir:
+        Snapshot directory; ``None`` falls back to ``$ANACHRON_SNAPSHOT_DIR`` and then to
+        live fetching (:func:`resolve_snapshot_dir`).
     """
+
+    #: Source name written as ``source`` in each provenance record.
+    source: str = ""
+    #: Snapshot path pattern(s) the reader needs, relative to the snapshot directory.
+    snapshot_layout: str = ""
 
     def __init__(self, *, session: Any = None, snapshot_dir: str | os.PathLike[str] | None = None) -> None:
         self.session = session
@@ -212,3 +255,69 @@ class SourceReader:
     def manifest(self) -> list[dict[str, Any]]:
         """Provenance records of the last ``read()`` (empty before it)."""
         return list(self._manifest)
+
+    def read(self) -> pd.DataFrame:
+        """The table, from the snapshot directory if one is set, else live.
+
+        The one place that chooses: :meth:`_read_snapshot` with the resolved directory,
+        or :meth:`_read_live` with the injected session (or :meth:`_live_session`).
+
+        Raises:
+            SourceError: when the source cannot deliver data (the message says which
+                source, and how to use a snapshot instead).
+        """
+        snap = resolve_snapshot_dir(self.snapshot_dir)
+        self._manifest = []
+        if snap is not None:
+            return self._read_snapshot(snap)
+        return self._read_live(self._live_session())
+
+    def fetch(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """:meth:`read`, and the manifest the workflow writes beside the table.
+
+        Returns:
+            ``(table, {"sources": [records], "skipped_by_reason": {...}, **extra})`` with
+            ``extra`` from :meth:`_manifest_extra`.
+        """
+        table = self.read()
+        manifest = {"sources": self.manifest, "skipped_by_reason": dict(self.skipped_by_reason)}
+        manifest.update(self._manifest_extra(table))
+        return table, manifest
+
+    # -- what a subclass provides ---------------------------------------------------------
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        """The table from the snapshot directory ``snap`` (an existing directory)."""
+        raise NotImplementedError
+
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        """The table fetched live through ``session``."""
+        raise NotImplementedError
+
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        """Source-specific manifest keys after ``sources`` and ``skipped_by_reason``."""
+        return {}
+
+    def _live_session(self) -> Any:
+        """The session for a live read: the injected one, else :func:`make_session`."""
+        return self.session if self.session is not None else make_session()
+
+    # -- helpers --------------------------------------------------------------------------
+    def _get(self, session: Any, url: str, *, what: str, **kwargs: Any) -> requests.Response:
+        """:func:`http_get` with this reader's snapshot layout as the offline fix."""
+        return http_get(session, url, what=what, layout=self.snapshot_layout, **kwargs)
+
+    def _hint(self) -> str:
+        """:func:`snapshot_hint` for this reader's snapshot layout."""
+        return snapshot_hint(self.snapshot_layout)
+
+    def _record(self, origin: str, sha256: str, rows: int, **extra: Any) -> None:
+        """Append a provenance record (``source`` = :attr:`source`, then ``extra``)."""
+        self._manifest.append(manifest_entry(origin, sha256, rows, source=self.source, **extra))
+
+    def _record_file(self, path: Path, rows: int, **extra: Any) -> None:
+        """Record a snapshot file read: origin ``snapshot:<path>``, the file's sha256."""
+        self._record(f"snapshot:{path}", sha256_file(path), rows, **extra)
+
+    def _record_bytes(self, origin: str, content: bytes, rows: int, **extra: Any) -> None:
+        """Record a body fetched from ``origin`` (usually its URL) with its sha256."""
+        self._record(origin, sha256_bytes(content), rows, **extra)

@@ -57,13 +57,14 @@ from typing import Any, Callable, Iterable, Iterator
 import pandas as pd
 import requests
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.io import sha256_bytes
 from anachron.sources.base import (
     DEFAULT_USER_AGENT,
     SourceError,
+    SourceReader,
     find_snapshot_files,
+    make_session,
     read_csv_checked,
-    resolve_snapshot_dir,
 )
 
 log = logging.getLogger(__name__)
@@ -378,8 +379,10 @@ class CourtListenerClient:
     token:
         The API token (sent as ``Authorization: Token <token>`` to ``base_url`` only).
     session:
-        ``requests.Session`` (tests inject one replaying recordings); None creates a plain
-        session (no urllib3 retries: back-off is done here, visibly and testably).
+        ``requests.Session`` (tests inject one replaying recordings); None:
+        :func:`~anachron.sources.base.make_session` with ``retries=0`` (no adapter retries:
+        back-off is done here, visibly and testably, and its waits are recorded in
+        :attr:`stats` and the manifest, which the adapter's ``Retry`` would not do).
     sleep:
         Called with the seconds to wait before a retry (default :func:`time.sleep`).
     max_retries, backoff, max_wait:
@@ -406,7 +409,7 @@ class CourtListenerClient:
         if not token:
             raise ValueError("CourtListenerClient needs a token")
         self._token = token
-        self.session = session or requests.Session()
+        self.session = session if session is not None else make_session(retries=0)
         self.session.headers.setdefault("User-Agent", DEFAULT_USER_AGENT)
         self.base_url = base_url.rstrip("/")
         self.sleep = sleep
@@ -580,182 +583,267 @@ def _finish(rows: list[dict[str, Any]], skipped: dict[str, int]) -> pd.DataFrame
     return df.loc[~dup].reset_index(drop=True)
 
 
-def _read_snapshot(snap: Path, courts: set[str], lo: str | None, hi: str | None) -> tuple[pd.DataFrame, dict[str, Any]]:
-    path = find_snapshot_files(snap, SNAPSHOT_PATTERN)[-1]
-    raw = read_csv_checked(path, LISTING_COLUMNS, dtype="str", keep_default_na=False)
-    skipped: dict[str, int] = {}
-    filtered: dict[str, int] = {}
-    rows = []
-    for rec in raw.to_dict("records"):
-        court = rec["court"].strip().lower()
-        date = _iso(rec["date_filed"])
-        name = rec["case_name"].strip()
-        if not name:
-            skipped["missing_case_name"] = skipped.get("missing_case_name", 0) + 1
-            continue
-        if date is None:
-            skipped["bad_date_filed"] = skipped.get("bad_date_filed", 0) + 1
-            continue
-        if court not in courts:
-            filtered["other_court"] = filtered.get("other_court", 0) + 1
-            continue
-        if (lo and date < lo) or (hi and date > hi):
-            filtered["outside_date_range"] = filtered.get("outside_date_range", 0) + 1
-            continue
-        appellant, appellee = split_case_name(name)
-        rows.append(
-            {
-                "court": court,
-                "case_name": name,
-                "date_filed": date,
-                "docket_number": rec["docket_number"].strip() or None,
-                "precedential_status": rec["precedential_status"].strip() or None,
-                "download_url": rec["download_url"].strip() or None,
-                "cluster_id": None,
-                "opinion_id": None,
-                "cite_count": None,
-                "text": "",
-                "text_source": "none",
-                "disposition": None,
-                "disposition_source": None,
-                "disposition_note": "listing only: no opinion text or disposition in the snapshot",
-                "outcome": None,
-                "appellant": appellant,
-                "appellee": appellee,
-                "party_source": "case_name_order",
-                "origin": "snapshot",
-            }
-        )
-    df = _finish(rows, skipped)
-    manifest = {
-        "sources": [
-            manifest_entry(
-                f"snapshot:{path}",
-                sha256_file(path),
-                len(df),
-                source="courtlistener",
-                courts=sorted(courts),
-                filed_after=lo,
-                filed_before=hi,
-                skipped_by_reason=skipped,
-                filtered_out=filtered,
-                note="listings without opinion text or disposition (rows have disposition null)",
+class CourtListenerReader(SourceReader):
+    """Federal appellate opinions with a disposition label (live) or listings (snapshot).
+
+    Parameters
+    ----------
+    session, snapshot_dir:
+        As for every reader (:class:`~anachron.sources.base.SourceReader`). Without an
+        injected session, :func:`~anachron.sources.base.make_session` with no adapter
+        retries: :class:`CourtListenerClient` retries itself, recording its waits.
+    token_env:
+        Environment variable holding the API token, read when :meth:`read` runs live;
+        without a token the table is empty and the manifest says ``"no token configured"``.
+    courts:
+        Court ids (lower-cased; at least one, else ``ValueError``).
+    filed_after, filed_before:
+        ISO dates bounding ``date_filed`` (inclusive; None = open).
+    max_cases, order_by:
+        Live: the first ``max_cases`` search hits in this order.
+    max_pdf_pages, max_chars:
+        Live: how much of each opinion PDF is read (:func:`extract_pdf_text`).
+    max_retries, timeout, base_url, sleep:
+        Passed to :class:`CourtListenerClient`.
+
+    After :meth:`read`: :attr:`manifest` and :attr:`skipped_by_reason`; the manifest of
+    :meth:`fetch` adds ``filtered_out`` (snapshot), ``stats`` and ``dispositions`` (live) or
+    ``note`` (no token).
+    """
+
+    source = "courtlistener"
+    snapshot_layout = SNAPSHOT_PATTERN
+
+    def __init__(
+        self,
+        *,
+        session: Any = None,
+        snapshot_dir: str | os.PathLike[str] | None = None,
+        token_env: str = TOKEN_ENV,
+        courts: Iterable[str] = DEFAULT_COURTS,
+        filed_after: str | None = "2017-01-01",
+        filed_before: str | None = "2024-12-31",
+        max_cases: int = 100,
+        order_by: str = "citeCount desc",
+        max_pdf_pages: int = MAX_PDF_PAGES,
+        max_chars: int = MAX_CHARS,
+        max_retries: int = 5,
+        timeout: float = 60.0,
+        base_url: str = API_BASE,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.courts = [str(c).strip().lower() for c in courts]
+        if not self.courts:
+            raise ValueError("courtlistener.fetch needs at least one court")
+        super().__init__(session=session, snapshot_dir=snapshot_dir)
+        self.token_env = token_env
+        self.filed_after = filed_after
+        self.filed_before = filed_before
+        self.max_cases = max_cases
+        self.order_by = order_by
+        self.max_pdf_pages = max_pdf_pages
+        self.max_chars = max_chars
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.base_url = base_url
+        self.sleep = sleep
+        self._extra: dict[str, Any] = {}
+
+    def _live_session(self) -> Any:
+        """The injected session, else :func:`make_session` with no adapter retries (the
+        client's own back-off is the only retry layer)."""
+        return self.session if self.session is not None else make_session(retries=0)
+
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return dict(self._extra)
+
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        courts, lo, hi = set(self.courts), self.filed_after, self.filed_before
+        path = find_snapshot_files(snap, SNAPSHOT_PATTERN)[-1]
+        raw = read_csv_checked(path, LISTING_COLUMNS, dtype="str", keep_default_na=False)
+        skipped: dict[str, int] = {}
+        filtered: dict[str, int] = {}
+        rows = []
+        for rec in raw.to_dict("records"):
+            court = rec["court"].strip().lower()
+            date = _iso(rec["date_filed"])
+            name = rec["case_name"].strip()
+            if not name:
+                skipped["missing_case_name"] = skipped.get("missing_case_name", 0) + 1
+                continue
+            if date is None:
+                skipped["bad_date_filed"] = skipped.get("bad_date_filed", 0) + 1
+                continue
+            if court not in courts:
+                filtered["other_court"] = filtered.get("other_court", 0) + 1
+                continue
+            if (lo and date < lo) or (hi and date > hi):
+                filtered["outside_date_range"] = filtered.get("outside_date_range", 0) + 1
+                continue
+            appellant, appellee = split_case_name(name)
+            rows.append(
+                {
+                    "court": court,
+                    "case_name": name,
+                    "date_filed": date,
+                    "docket_number": rec["docket_number"].strip() or None,
+                    "precedential_status": rec["precedential_status"].strip() or None,
+                    "download_url": rec["download_url"].strip() or None,
+                    "cluster_id": None,
+                    "opinion_id": None,
+                    "cite_count": None,
+                    "text": "",
+                    "text_source": "none",
+                    "disposition": None,
+                    "disposition_source": None,
+                    "disposition_note": "listing only: no opinion text or disposition in the snapshot",
+                    "outcome": None,
+                    "appellant": appellant,
+                    "appellee": appellee,
+                    "party_source": "case_name_order",
+                    "origin": "snapshot",
+                }
             )
-        ],
-        "skipped_by_reason": skipped,
-        "filtered_out": filtered,
-    }
-    return df, manifest
-
-
-def _read_live(
-    client: CourtListenerClient,
-    *,
-    courts: list[str],
-    filed_after: str | None,
-    filed_before: str | None,
-    max_cases: int,
-    order_by: str,
-    max_pdf_pages: int,
-    max_chars: int,
-) -> tuple[pd.DataFrame, dict[str, int], str]:
-    rows: list[dict[str, Any]] = []
-    skipped: dict[str, int] = {}
-    digests: list[str] = []
-    for hit in client.search_opinions(
-        courts=courts, filed_after=filed_after, filed_before=filed_before, order_by=order_by, max_results=max_cases
-    ):
-        cluster_id = _id_from_url(hit.get("cluster_id") or hit.get("id"))
-        name = str(hit.get("caseName") or hit.get("case_name") or "").strip()
-        if cluster_id is None or not name:
-            skipped["search_hit_without_cluster_or_name"] = skipped.get("search_hit_without_cluster_or_name", 0) + 1
-            continue
-        cluster = client.cluster(cluster_id)
-        hit_ops = [o for o in (hit.get("opinions") or []) if isinstance(o, dict)]
-        op_ids = [_id_from_url(o.get("id")) for o in hit_ops] + [_id_from_url(u) for u in cluster.get("sub_opinions") or []]
-        op_ids = [i for i in dict.fromkeys(op_ids) if i is not None]
-        opinion: dict[str, Any] = client.opinion(op_ids[0]) if op_ids else {}
-        text, text_source = "", "none"
-        pdf_url = None
-        if opinion.get("local_path"):
-            pdf_url = f"{STORAGE_BASE}/{str(opinion['local_path']).lstrip('/')}"
-        elif opinion.get("download_url") or (hit_ops and hit_ops[0].get("download_url")):
-            pdf_url = opinion.get("download_url") or hit_ops[0].get("download_url")
-        if pdf_url and str(pdf_url).lower().split("?")[0].endswith(".pdf"):
-            try:
-                data = client.download(pdf_url, what=f"opinion PDF of cluster {cluster_id}")
-                digests.append(f"{pdf_url} {sha256_bytes(data)}")
-                text, text_source = extract_pdf_text(data, max_pages=max_pdf_pages, max_chars=max_chars), "pdf"
-            except (SourceError, ValueError) as exc:
-                log.info("CourtListener: PDF of cluster %s unusable (%s); trying the stored text", cluster_id, exc)
-                skipped_key = "pdf_unreadable" if isinstance(exc, ValueError) else "pdf_download_failed"
-                skipped[skipped_key] = skipped.get(skipped_key, 0) + 1
-        if not text.strip():
-            stored = opinion.get("plain_text") or _html_text(opinion.get("html_with_citations") or opinion.get("html") or "")
-            if stored and stored.strip():
-                text, text_source = stored[:max_chars], "plain_text"
-        disposition, note, source = None, "", None
-        cl_disp = cluster.get("disposition")
-        if cl_disp:
-            d, n = classify_disposition(cl_disp)
-            if d is not None:
-                disposition, note, source = d, f"cluster disposition {str(cl_disp)[:80]!r}: {n}", "cluster"
-        if disposition is None:
-            d, n = classify_disposition(text)
-            disposition, note, source = d, n, ("text" if d is not None else None)
-        appellant, appellee = caption_parties(text)
-        party_source = "caption_roles"
-        if not appellant or not appellee:
-            a2, b2 = split_case_name(name)
-            appellant, appellee = appellant or a2, appellee or b2
-            party_source = "case_name_order"
-        court = str(hit.get("court_id") or cluster.get("court_id") or hit.get("court") or "").strip().lower()
-        rows.append(
-            {
-                "court": court,
-                "case_name": name,
-                "date_filed": _iso(hit.get("dateFiled") or cluster.get("date_filed")),
-                "docket_number": (str(hit.get("docketNumber") or "").strip() or None),
-                "precedential_status": hit.get("status") or cluster.get("precedential_status"),
-                "download_url": pdf_url,
-                "cluster_id": cluster_id,
-                "opinion_id": op_ids[0] if op_ids else None,
-                "cite_count": hit.get("citeCount", cluster.get("citation_count")),
-                "text": text,
-                "text_source": text_source,
-                "disposition": disposition,
-                "disposition_source": source,
-                "disposition_note": note,
-                "outcome": disposition_outcome(disposition),
-                "appellant": appellant,
-                "appellee": appellee,
-                "party_source": party_source,
-                "origin": "live",
-            }
+        df = _finish(rows, skipped)
+        self._record_file(
+            path,
+            len(df),
+            courts=sorted(courts),
+            filed_after=lo,
+            filed_before=hi,
+            skipped_by_reason=skipped,
+            filtered_out=filtered,
+            note="listings without opinion text or disposition (rows have disposition null)",
         )
-    df = _finish(rows, skipped)
-    body = df.drop(columns=["text"]).to_csv(index=False).encode("utf-8") + "\n".join(sorted(digests)).encode("utf-8")
-    return df, skipped, sha256_bytes(body)
+        self.skipped_by_reason = skipped
+        self._extra = {"filtered_out": filtered}
+        return df
+
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        token = os.environ.get(self.token_env, "").strip()
+        if not token:
+            log.info(
+                "CourtListener: %s; set the environment variable %s to fetch appellate opinions", NO_TOKEN_NOTE, self.token_env
+            )
+            self.skipped_by_reason = {}
+            self._extra = {"note": f"{NO_TOKEN_NOTE} (environment variable {self.token_env} is unset or empty)"}
+            return empty_table()
+        client = CourtListenerClient(
+            token, session=session, base_url=self.base_url, sleep=self.sleep, max_retries=self.max_retries, timeout=self.timeout
+        )
+        df, skipped, sha = self._read_opinions(client)
+        dispositions = {str(k): int(v) for k, v in df["disposition"].fillna("none").value_counts().items()}
+        origin = f"{client.base_url}/search/?type=o&court={' '.join(self.courts)}&order_by={self.order_by}"
+        self._record(
+            origin,
+            sha,
+            len(df),
+            courts=self.courts,
+            filed_after=self.filed_after,
+            filed_before=self.filed_before,
+            max_cases=self.max_cases,
+            max_pdf_pages=self.max_pdf_pages,
+            max_chars=self.max_chars,
+            stats=dict(client.stats),
+            dispositions=dispositions,
+            skipped_by_reason=skipped,
+            sha256_of="table without the text column as CSV, then sorted '<pdf url> <sha256>' lines",
+        )
+        self.skipped_by_reason = skipped
+        self._extra = {"stats": dict(client.stats), "dispositions": dispositions}
+        return df
+
+    def _read_opinions(self, client: CourtListenerClient) -> tuple[pd.DataFrame, dict[str, int], str]:
+        """Search hits -> cluster, opinion and PDF text -> disposition; returns (table, skipped, sha256)."""
+        courts, filed_after, filed_before, max_cases = self.courts, self.filed_after, self.filed_before, self.max_cases
+        order_by, max_pdf_pages, max_chars = self.order_by, self.max_pdf_pages, self.max_chars
+        rows: list[dict[str, Any]] = []
+        skipped: dict[str, int] = {}
+        digests: list[str] = []
+        for hit in client.search_opinions(
+            courts=courts, filed_after=filed_after, filed_before=filed_before, order_by=order_by, max_results=max_cases
+        ):
+            cluster_id = _id_from_url(hit.get("cluster_id") or hit.get("id"))
+            name = str(hit.get("caseName") or hit.get("case_name") or "").strip()
+            if cluster_id is None or not name:
+                skipped["search_hit_without_cluster_or_name"] = skipped.get("search_hit_without_cluster_or_name", 0) + 1
+                continue
+            cluster = client.cluster(cluster_id)
+            hit_ops = [o for o in (hit.get("opinions") or []) if isinstance(o, dict)]
+            op_ids = [_id_from_url(o.get("id")) for o in hit_ops] + [_id_from_url(u) for u in cluster.get("sub_opinions") or []]
+            op_ids = [i for i in dict.fromkeys(op_ids) if i is not None]
+            opinion: dict[str, Any] = client.opinion(op_ids[0]) if op_ids else {}
+            text, text_source = "", "none"
+            pdf_url = None
+            if opinion.get("local_path"):
+                pdf_url = f"{STORAGE_BASE}/{str(opinion['local_path']).lstrip('/')}"
+            elif opinion.get("download_url") or (hit_ops and hit_ops[0].get("download_url")):
+                pdf_url = opinion.get("download_url") or hit_ops[0].get("download_url")
+            if pdf_url and str(pdf_url).lower().split("?")[0].endswith(".pdf"):
+                try:
+                    data = client.download(pdf_url, what=f"opinion PDF of cluster {cluster_id}")
+                    digests.append(f"{pdf_url} {sha256_bytes(data)}")
+                    text, text_source = extract_pdf_text(data, max_pages=max_pdf_pages, max_chars=max_chars), "pdf"
+                except (SourceError, ValueError) as exc:
+                    log.info("CourtListener: PDF of cluster %s unusable (%s); trying the stored text", cluster_id, exc)
+                    skipped_key = "pdf_unreadable" if isinstance(exc, ValueError) else "pdf_download_failed"
+                    skipped[skipped_key] = skipped.get(skipped_key, 0) + 1
+            if not text.strip():
+                stored = opinion.get("plain_text") or _html_text(opinion.get("html_with_citations") or opinion.get("html") or "")
+                if stored and stored.strip():
+                    text, text_source = stored[:max_chars], "plain_text"
+            disposition, note, source = None, "", None
+            cl_disp = cluster.get("disposition")
+            if cl_disp:
+                d, n = classify_disposition(cl_disp)
+                if d is not None:
+                    disposition, note, source = d, f"cluster disposition {str(cl_disp)[:80]!r}: {n}", "cluster"
+            if disposition is None:
+                d, n = classify_disposition(text)
+                disposition, note, source = d, n, ("text" if d is not None else None)
+            appellant, appellee = caption_parties(text)
+            party_source = "caption_roles"
+            if not appellant or not appellee:
+                a2, b2 = split_case_name(name)
+                appellant, appellee = appellant or a2, appellee or b2
+                party_source = "case_name_order"
+            court = str(hit.get("court_id") or cluster.get("court_id") or hit.get("court") or "").strip().lower()
+            rows.append(
+                {
+                    "court": court,
+                    "case_name": name,
+                    "date_filed": _iso(hit.get("dateFiled") or cluster.get("date_filed")),
+                    "docket_number": (str(hit.get("docketNumber") or "").strip() or None),
+                    "precedential_status": hit.get("status") or cluster.get("precedential_status"),
+                    "download_url": pdf_url,
+                    "cluster_id": cluster_id,
+                    "opinion_id": op_ids[0] if op_ids else None,
+                    "cite_count": hit.get("citeCount", cluster.get("citation_count")),
+                    "text": text,
+                    "text_source": text_source,
+                    "disposition": disposition,
+                    "disposition_source": source,
+                    "disposition_note": note,
+                    "outcome": disposition_outcome(disposition),
+                    "appellant": appellant,
+                    "appellee": appellee,
+                    "party_source": party_source,
+                    "origin": "live",
+                }
+            )
+        df = _finish(rows, skipped)
+        body = df.drop(columns=["text"]).to_csv(index=False).encode("utf-8") + "\n".join(sorted(digests)).encode("utf-8")
+        return df, skipped, sha256_bytes(body)
 
 
 def fetch(
-    *,
-    snapshot_dir: str | os.PathLike[str] | None = None,
-    session: Any = None,
-    token_env: str = TOKEN_ENV,
-    courts: Iterable[str] = DEFAULT_COURTS,
-    filed_after: str | None = "2017-01-01",
-    filed_before: str | None = "2024-12-31",
-    max_cases: int = 100,
-    order_by: str = "citeCount desc",
-    max_pdf_pages: int = MAX_PDF_PAGES,
-    max_chars: int = MAX_CHARS,
-    max_retries: int = 5,
-    timeout: float = 60.0,
-    base_url: str = API_BASE,
-    sleep: Callable[[float], None] = time.sleep,
+    *, snapshot_dir: str | os.PathLike[str] | None = None, session: Any = None, **params: Any
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Appellate opinions with dispositions (live) or listings (snapshot), and a manifest.
+
+    ``params`` are :class:`CourtListenerReader` keyword arguments (``token_env``,
+    ``courts``, ``filed_after``, ``filed_before``, ``max_cases``, ``order_by``,
+    ``max_pdf_pages``, ``max_chars``, ``max_retries``, ``timeout``, ``base_url``, ``sleep``).
 
     Snapshot (``snapshot_dir`` or ``$ANACHRON_SNAPSHOT_DIR``): the listings CSV filtered to
     ``courts`` and ``[filed_after, filed_before]``, disposition null. Live: needs a token
@@ -765,51 +853,7 @@ def fetch(
     Returns ``(table, {"sources": [...], "skipped_by_reason": {...}, ...})``; the live
     manifest adds ``stats`` (requests, pages, 429 retries, seconds waited) and
     ``dispositions`` (counts). Raises :class:`SourceError` on HTTP failures after retries,
-    a rejected token, or a snapshot file with a missing column (naming file and column).
+    a rejected token, or a snapshot file with a missing column (naming file and column);
+    ``ValueError`` for an empty ``courts``; ``TypeError`` for an unknown parameter.
     """
-    court_list = [str(c).strip().lower() for c in courts]
-    if not court_list:
-        raise ValueError("courtlistener.fetch needs at least one court")
-    snap = resolve_snapshot_dir(snapshot_dir)
-    if snap is not None:
-        return _read_snapshot(snap, set(court_list), filed_after, filed_before)
-    token = os.environ.get(token_env, "").strip()
-    if not token:
-        log.info("CourtListener: %s; set the environment variable %s to fetch appellate opinions", NO_TOKEN_NOTE, token_env)
-        return empty_table(), {
-            "sources": [],
-            "skipped_by_reason": {},
-            "note": f"{NO_TOKEN_NOTE} (environment variable {token_env} is unset or empty)",
-        }
-    client = CourtListenerClient(
-        token, session=session, base_url=base_url, sleep=sleep, max_retries=max_retries, timeout=timeout
-    )
-    df, skipped, sha = _read_live(
-        client,
-        courts=court_list,
-        filed_after=filed_after,
-        filed_before=filed_before,
-        max_cases=max_cases,
-        order_by=order_by,
-        max_pdf_pages=max_pdf_pages,
-        max_chars=max_chars,
-    )
-    dispositions = {str(k): int(v) for k, v in df["disposition"].fillna("none").value_counts().items()}
-    origin = f"{client.base_url}/search/?type=o&court={' '.join(court_list)}&order_by={order_by}"
-    record = manifest_entry(
-        origin,
-        sha,
-        len(df),
-        source="courtlistener",
-        courts=court_list,
-        filed_after=filed_after,
-        filed_before=filed_before,
-        max_cases=max_cases,
-        max_pdf_pages=max_pdf_pages,
-        max_chars=max_chars,
-        stats=dict(client.stats),
-        dispositions=dispositions,
-        skipped_by_reason=skipped,
-        sha256_of="table without the text column as CSV, then sorted '<pdf url> <sha256>' lines",
-    )
-    return df, {"sources": [record], "skipped_by_reason": skipped, "stats": dict(client.stats), "dispositions": dispositions}
+    return CourtListenerReader(session=session, snapshot_dir=snapshot_dir, **params).fetch()

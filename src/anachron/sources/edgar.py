@@ -53,18 +53,15 @@ import re
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import pandas as pd
-import requests
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file, utc_now
+from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
     SourceError,
     find_snapshot_files,
-    make_session,
-    resolve_snapshot_dir,
     snapshot_hint,
 )
 
@@ -326,6 +323,9 @@ class CompanyFactsReader(SourceReader):
     and the key); ``ValueError`` for a malformed CIK.
     """
 
+    source = SOURCE
+    snapshot_layout = SNAPSHOT_LAYOUT
+
     def __init__(
         self,
         ciks: Iterable[int | str] | None = None,
@@ -344,33 +344,45 @@ class CompanyFactsReader(SourceReader):
         self.min_interval = float(min_interval)
         self.timeout = timeout
 
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        return self._facts(self._snapshot_docs(snap))
 
-    def read(self) -> pd.DataFrame:
-        """Fetch or load, parse, and add revision columns; see the module docstring."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        return self._facts(self._live_docs(session))
+
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "rows": int(len(table)),
+            "companies": int(table["cik"].nunique()),
+            "revisions": int((table["revision"] > 0).sum()),
+            "value_changing_revisions": int(table["value_changed"].sum()),
+            "fetched_at": utc_now(),
+        }
+
+    def _facts(self, docs: Iterator[tuple[bytes, str, str, str]]) -> pd.DataFrame:
+        """Parse the ``(data, name, origin, sha256)`` documents of either mode, add revision columns."""
         counts: Counter = Counter()
-        frames, manifest = [], []
-        for data, name, origin, sha in (self._snapshot_files(snap) if snap is not None else self._live_files()):
+        frames = []
+        for data, name, origin, sha in docs:
             df = parse_companyfacts(data, name, counts)
             frames.append(df)
             entity = df["entity_name"].iloc[0] if len(df) else ""
             cik = int(df["cik"].iloc[0]) if len(df) else None
-            manifest.append(manifest_entry(origin, sha, len(df), source=SOURCE, kind="companyfacts", cik=cik, entity_name=entity))
+            self._record(origin, sha, len(df), kind="companyfacts", cik=cik, entity_name=entity)
         facts = pd.concat(frames, ignore_index=True) if frames else parse_companyfacts({"cik": 1, "facts": {}}, "empty")
         out = add_revisions(facts, counts)
         self.skipped_by_reason = {k: int(v) for k, v in sorted(counts.items()) if v}
-        self._manifest = manifest
         log.info(
             "EDGAR companyfacts: %d facts of %d companies; %d revisions, %d value-changing; skipped %s",
             len(out), len(frames), int((out["revision"] > 0).sum()), int(out["value_changed"].sum()), self.skipped_by_reason,
         )
         return out
 
-    def _snapshot_files(self, snap: Path):
+    def _snapshot_docs(self, snap: Path) -> Iterator[tuple[bytes, str, str, str]]:
         if self.ciks is None:
             paths = [p for p in find_snapshot_files(snap, SNAPSHOT_PATTERN) if _CIK_FILE.match(p.name)]
             if not paths:
-                raise SourceError(f"no file named CIK##########.json under {str(snap / 'edgar' / 'companyfacts')!r}; {snapshot_hint(SNAPSHOT_LAYOUT)}")
+                raise SourceError(f"no file named CIK##########.json under {str(snap / 'edgar' / 'companyfacts')!r}; {self._hint()}")
         else:
             paths = []
             for cik in self.ciks:
@@ -378,15 +390,15 @@ class CompanyFactsReader(SourceReader):
                 if not path.is_file():
                     raise SourceError(
                         f"EDGAR companyfacts for CIK {cik}: {str(path)!r} not found in the snapshot directory; "
-                        f"drop the CIK or {snapshot_hint(SNAPSHOT_LAYOUT)}"
+                        f"drop the CIK or {self._hint()}"
                     )
                 paths.append(path)
         for path in paths:
             yield path.read_bytes(), str(path), f"snapshot:{path}", sha256_file(path)
 
-    def _live_files(self):
+    def _live_docs(self, session: Any) -> Iterator[tuple[bytes, str, str, str]]:
         ua = sec_user_agent(self.user_agent)
-        session = self.session if self.session is not None else make_session()
+        headers = {"User-Agent": ua, "Accept-Encoding": "gzip, deflate"}
         last = 0.0
         for cik in self.ciks if self.ciks is not None else list(DEFAULT_CIKS):
             url = COMPANYFACTS_URL.format(cik=cik)
@@ -394,21 +406,16 @@ class CompanyFactsReader(SourceReader):
             if wait > 0:
                 time.sleep(wait)
             last = time.monotonic()
-            try:
-                response = session.get(url, headers={"User-Agent": ua, "Accept-Encoding": "gzip, deflate"}, timeout=self.timeout)
-            except requests.RequestException as exc:
-                raise SourceError(f"could not fetch EDGAR companyfacts for CIK {cik} from {url}: {exc}. {snapshot_hint(SNAPSHOT_LAYOUT)}") from exc
+            response = self._get(
+                session, url, headers=headers, what=f"EDGAR companyfacts for CIK {cik}", timeout=self.timeout, allow_status=(403, 404)
+            )
             if response.status_code == 404:
                 raise SourceError(f"EDGAR has no companyfacts for CIK {cik} ({url} returned 404); check the CIK (config ciks).")
             if response.status_code == 403:
                 raise SourceError(
                     f"SEC refused {url} (403): it requires a descriptive User-Agent with a contact e-mail "
-                    f"({USER_AGENT_ENV}) and at most 10 requests per second. {snapshot_hint(SNAPSHOT_LAYOUT)}"
+                    f"({USER_AGENT_ENV}) and at most 10 requests per second. {self._hint()}"
                 )
-            try:
-                response.raise_for_status()
-            except requests.RequestException as exc:
-                raise SourceError(f"could not fetch EDGAR companyfacts for CIK {cik} from {url}: {exc}. {snapshot_hint(SNAPSHOT_LAYOUT)}") from exc
             yield response.content, url, url, sha256_bytes(response.content)
 
 
@@ -431,14 +438,4 @@ def fetch(
         SourceError: see :class:`CompanyFactsReader`.
     """
     reader = CompanyFactsReader(ciks, session=session, snapshot_dir=snapshot_dir, user_agent=user_agent, min_interval=min_interval)
-    facts = reader.read()
-    manifest = {
-        "sources": reader.manifest,
-        "skipped_by_reason": reader.skipped_by_reason,
-        "rows": int(len(facts)),
-        "companies": int(facts["cik"].nunique()),
-        "revisions": int((facts["revision"] > 0).sum()),
-        "value_changing_revisions": int(facts["value_changed"].sum()),
-        "fetched_at": utc_now(),
-    }
-    return facts, manifest
+    return reader.fetch()

@@ -73,25 +73,21 @@ rows with a recorded reason. Rows skipped while reading are counted in the manif
 
 from __future__ import annotations
 
-import datetime as dt
+import functools
 import json
 import logging
 import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
-import requests
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
     SourceError,
-    make_session,
-    resolve_snapshot_dir,
-    snapshot_hint,
 )
 
 log = logging.getLogger(__name__)
@@ -351,6 +347,9 @@ class ForecastBenchReader(SourceReader):
     ``ValueError`` for a malformed question-set name.
     """
 
+    source = SOURCE
+    snapshot_layout = SNAPSHOT_LAYOUT
+
     def __init__(
         self,
         question_sets: Iterable[str] | None = None,
@@ -373,25 +372,53 @@ class ForecastBenchReader(SourceReader):
         self.timeout = timeout
         self.unused_files: list[str] = []
 
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        folder = snap / SNAPSHOT_SUBDIR
+        if self.question_sets is not None:
+            names = list(self.question_sets)
+        else:
+            names = sorted(p.name for p in folder.glob("*.json") if QUESTION_SET_NAME.match(p.name))
+            if not names:
+                raise SourceError(
+                    f"no ForecastBench question set (YYYY-MM-DD-llm.json) under {str(folder)!r}; "
+                    f"{self._hint()} Or unset it to fetch live."
+                )
+        rounds = {resolution_set_name(n) for n in names}
+        self.unused_files = [p for p in sorted(p.name for p in folder.glob("*_resolution_set.json")) if p not in rounds]
+        return self._read_sets(names, functools.partial(self._snapshot_file, snap))
 
-    def read(self) -> pd.DataFrame:
-        """Read, parse and join; see the module docstring for the output columns."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        names = list(self.question_sets) if self.question_sets is not None else list(DEFAULT_QUESTION_SETS)
+        return self._read_sets(names, functools.partial(self._live_file, session))
+
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "unused_files": self.unused_files,
+            "question_sets": sorted(table["question_set"].unique().tolist()),
+            "rows": int(len(table)),
+            "fetched_at": utc_now(),
+        }
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _read_sets(self, names: list[str], get: Callable[[str, str, bool], tuple[bytes | None, str, str]]) -> pd.DataFrame:
+        """Read, parse and join the question sets ``names`` and their rounds' resolution sets.
+
+        ``get(rel, what, missing_ok)`` returns one file's bytes (``None`` for a missing
+        resolution set), origin and sha256.
+        """
         counts: Counter = Counter()
-        manifest: list[dict[str, Any]] = []
         q_frames, r_frames = [], []
-        names = self._names(snap)
         rounds: dict[str, list[str]] = {}
         for name in names:
             rounds.setdefault(resolution_set_name(name), []).append(name)
         for rname, qnames in rounds.items():
             for qname in qnames:
-                data, origin, sha = self._get(snap, QUESTION_SET_PATH.format(name=qname), what=f"question set {qname}")
+                data, origin, sha = get(QUESTION_SET_PATH.format(name=qname), f"question set {qname}", False)
                 assert data is not None
                 qdf = parse_question_set(data, qname, counts)
                 q_frames.append(qdf)
-                manifest.append(manifest_entry(origin, sha, len(qdf), source=SOURCE, kind="question_set", file=qname))
-            data, origin, sha = self._get(snap, RESOLUTION_SET_PATH.format(name=rname), what=f"resolution set {rname}", missing_ok=True)
+                self._record(origin, sha, len(qdf), kind="question_set", file=qname)
+            data, origin, sha = get(RESOLUTION_SET_PATH.format(name=rname), f"resolution set {rname}", True)
             if data is None:
                 n = sum(len(f) for f in q_frames[-len(qnames):])
                 counts["no_resolution_set"] += n
@@ -400,66 +427,41 @@ class ForecastBenchReader(SourceReader):
                 continue
             rdf = parse_resolution_set(data, rname, counts)
             r_frames.append(rdf)
-            manifest.append(manifest_entry(origin, sha, len(rdf), source=SOURCE, kind="resolution_set", file=rname))
-        if snap is not None:
-            present = sorted(p.name for p in (snap / SNAPSHOT_SUBDIR).glob("*_resolution_set.json"))
-            self.unused_files = [p for p in present if p not in rounds]
+            self._record(origin, sha, len(rdf), kind="resolution_set", file=rname)
         empty_q = parse_question_set({"forecast_due_date": "2000-01-01", "questions": []}, "empty")
         empty_r = parse_resolution_set({"forecast_due_date": "2000-01-01", "resolutions": []}, "empty")
         questions = pd.concat(q_frames, ignore_index=True) if q_frames else empty_q
         resolutions = pd.concat(r_frames, ignore_index=True) if r_frames else empty_r
         df = join_questions_resolutions(questions, resolutions, counts)
         self.skipped_by_reason = {k: int(v) for k, v in sorted(counts.items()) if v}
-        self._manifest = manifest
         if df.empty:
             raise SourceError(
                 f"ForecastBench: no question of {', '.join(names)} has a resolution "
                 f"(skipped: {self.skipped_by_reason or 'none'}). Check the question-set names and that their "
-                f"resolution sets exist. {snapshot_hint(SNAPSHOT_LAYOUT)}"
+                f"resolution sets exist. {self._hint()}"
             )
         log.info("ForecastBench: %d question-resolution rows from %d question sets; skipped %s", len(df), len(names), self.skipped_by_reason)
         return df
 
-    # -- helpers ----------------------------------------------------------------------------
-    def _names(self, snap: Path | None) -> list[str]:
-        if self.question_sets is not None:
-            return list(self.question_sets)
-        if snap is None:
-            return list(DEFAULT_QUESTION_SETS)
-        folder = snap / SNAPSHOT_SUBDIR
-        names = sorted(p.name for p in folder.glob("*.json") if QUESTION_SET_NAME.match(p.name))
-        if not names:
+    def _snapshot_file(self, snap: Path, rel: str, what: str, missing_ok: bool) -> tuple[bytes | None, str, str]:
+        """Bytes, origin and sha256 of one snapshot file (``None`` bytes for a missing resolution set)."""
+        path = snap / SNAPSHOT_SUBDIR / rel.split("/")[-1]
+        if not path.is_file():
+            if missing_ok:
+                return None, f"snapshot:{path}", ""
             raise SourceError(
-                f"no ForecastBench question set (YYYY-MM-DD-llm.json) under {str(folder)!r}; "
-                f"{snapshot_hint(SNAPSHOT_LAYOUT)} Or unset it to fetch live."
+                f"ForecastBench {what}: file {str(path)!r} not found in the snapshot directory; "
+                f"name an existing question set or {self._hint()}"
             )
-        return names
+        return path.read_bytes(), f"snapshot:{path}", sha256_file(path)
 
-    def _get(self, snap: Path | None, rel: str, *, what: str, missing_ok: bool = False) -> tuple[bytes | None, str, str]:
-        """Bytes, origin and sha256 of one file (``None`` bytes for a missing resolution set)."""
-        name = rel.split("/")[-1]
-        if snap is not None:
-            path = snap / SNAPSHOT_SUBDIR / name
-            if not path.is_file():
-                if missing_ok:
-                    return None, f"snapshot:{path}", ""
-                raise SourceError(
-                    f"ForecastBench {what}: file {str(path)!r} not found in the snapshot directory; "
-                    f"name an existing question set or {snapshot_hint(SNAPSHOT_LAYOUT)}"
-                )
-            return path.read_bytes(), f"snapshot:{path}", sha256_file(path)
+    def _live_file(self, session: Any, rel: str, what: str, missing_ok: bool) -> tuple[bytes | None, str, str]:
+        """Bytes, URL and sha256 of one raw file (``None`` bytes for a missing resolution set: 404)."""
         url = f"{self.base_url}/{rel}"
-        session = self.session if self.session is not None else make_session()
-        try:
-            response = session.get(url, timeout=self.timeout)
-        except requests.RequestException as exc:
-            raise SourceError(f"could not fetch ForecastBench {what} from {url}: {exc}. {snapshot_hint(SNAPSHOT_LAYOUT)}") from exc
+        allow = (404,) if missing_ok else ()
+        response = self._get(session, url, what=f"ForecastBench {what}", timeout=self.timeout, allow_status=allow)
         if response.status_code == 404 and missing_ok:
             return None, url, ""
-        try:
-            response.raise_for_status()
-        except requests.RequestException as exc:
-            raise SourceError(f"could not fetch ForecastBench {what} from {url}: {exc}. {snapshot_hint(SNAPSHOT_LAYOUT)}") from exc
         return response.content, url, sha256_bytes(response.content)
 
 
@@ -491,14 +493,4 @@ def fetch(
     """
     if _task_options:
         log.debug("fetch_forecastbench: ignoring task options %s", sorted(_task_options))
-    reader = ForecastBenchReader(question_sets, session=session, snapshot_dir=snapshot_dir, base_url=base_url)
-    df = reader.read()
-    manifest = {
-        "sources": reader.manifest,
-        "skipped_by_reason": reader.skipped_by_reason,
-        "unused_files": reader.unused_files,
-        "question_sets": sorted(df["question_set"].unique().tolist()),
-        "rows": int(len(df)),
-        "fetched_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
-    }
-    return df, manifest
+    return ForecastBenchReader(question_sets, session=session, snapshot_dir=snapshot_dir, base_url=base_url).fetch()

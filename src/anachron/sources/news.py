@@ -51,15 +51,13 @@ from typing import Any, Callable, Iterable
 
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_file, utc_now
+from anachron.io import utc_now
 from anachron.sources.base import (
     SourceError,
     SourceReader,
     find_snapshot_files,
     normalize_ticker,
     read_csv_checked,
-    resolve_snapshot_dir,
-    snapshot_hint,
 )
 
 log = logging.getLogger(__name__)
@@ -244,6 +242,9 @@ class NewsReader(SourceReader):
     when ``sources`` names an unknown publisher.
     """
 
+    source = SOURCE
+    snapshot_layout = SNAPSHOT_PATTERN
+
     def __init__(
         self,
         sources: Iterable[str] | None = None,
@@ -259,17 +260,17 @@ class NewsReader(SourceReader):
                 raise SourceError(f"news: unknown source(s) {', '.join(unknown)}; known: {', '.join(LAYOUTS)}.")
         self.skipped_by_reason: dict[str, int] = {}
 
-    def read(self) -> pd.DataFrame:
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        raise SourceError(
+            "news: there is no free live archive of dated headlines, so this source reads snapshots only. "
+            + self._hint()
+            + " For retrieval over live news use the hosted search backend (anachron.retrieval.LiveSearch)."
+        )
+
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
         """Load, parse and de-duplicate the headline files; see the module docstring."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        if snap is None:
-            raise SourceError(
-                "news: there is no free live archive of dated headlines, so this source reads snapshots only. "
-                + snapshot_hint(SNAPSHOT_PATTERN)
-                + " For retrieval over live news use the hosted search backend (anachron.retrieval.LiveSearch)."
-            )
         counts: Counter = Counter()
-        frames, manifest = [], []
+        frames = []
         for path in find_snapshot_files(snap, SNAPSHOT_PATTERN):
             source = source_of_file(path.name)
             if source is None:
@@ -278,40 +279,44 @@ class NewsReader(SourceReader):
                 continue
             if self.sources is not None and source not in self.sources:
                 continue
-            df, entry = self._read_file(path, source)
-            counts.update(entry["skipped_by_reason"])
+            df, file_counts = self._read_file(path, source)
+            counts.update(file_counts)
             frames.append(df)
-            manifest.append(entry)
         if not frames:
             raise SourceError(
                 f"news: no headline file for {', '.join(self.sources or LAYOUTS)} under {str(snap / 'news')!r}. "
-                + snapshot_hint(SNAPSHOT_PATTERN)
+                + self._hint()
             )
         dup_counts: Counter = Counter()
         out = finish_news(pd.concat(frames, ignore_index=True), dup_counts)
         counts.update(dup_counts)
         self.skipped_by_reason = {k: int(v) for k, v in sorted(counts.items()) if v}
-        self._manifest = manifest
         return out
 
-    @staticmethod
-    def _read_file(path: Path, source: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    def _read_file(self, path: Path, source: str) -> tuple[pd.DataFrame, dict[str, int]]:
+        """One publisher's file: its rows, recorded with its skip counts; returns (rows, skip counts)."""
         required, _ = LAYOUTS[source]
         raw = read_csv_checked(path, required, name=str(path), dtype="str", keep_default_na=False)
         file_counts: Counter = Counter()
         df = parse_news_file(raw, source, file_counts)
-        entry = manifest_entry(
-            f"snapshot:{path}",
-            sha256_file(path),
+        skipped = {k: int(v) for k, v in sorted(file_counts.items()) if v}
+        self._record_file(
+            path,
             len(df),
-            source=SOURCE,
             publisher=source,
             source_rows=int(len(raw)),
             first_day=None if df.empty else str(df["published_at"].min()),
             last_day=None if df.empty else str(df["published_at"].max()),
-            skipped_by_reason={k: int(v) for k, v in sorted(file_counts.items()) if v},
+            skipped_by_reason=skipped,
         )
-        return df, entry
+        return df, skipped
+
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "rows": int(len(table)),
+            "rows_by_source": {str(k): int(v) for k, v in table["source"].value_counts().sort_index().items()},
+            "fetched_at": utc_now(),
+        }
 
 
 def fetch(
@@ -330,13 +335,4 @@ def fetch(
         SourceError: in live mode (no snapshot directory) and for missing/malformed files,
             see :class:`NewsReader`.
     """
-    reader = NewsReader(sources, session=session, snapshot_dir=snapshot_dir)
-    df = reader.read()
-    manifest = {
-        "sources": reader.manifest,
-        "skipped_by_reason": reader.skipped_by_reason,
-        "rows": int(len(df)),
-        "rows_by_source": {str(k): int(v) for k, v in df["source"].value_counts().sort_index().items()},
-        "fetched_at": utc_now(),
-    }
-    return df, manifest
+    return NewsReader(sources, session=session, snapshot_dir=snapshot_dir).fetch()

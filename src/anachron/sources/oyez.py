@@ -46,15 +46,11 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.io import sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceReader,
     SourceError,
     find_snapshot_files,
-    http_get,
-    make_session,
-    resolve_snapshot_dir,
-    snapshot_hint,
 )
 
 log = logging.getLogger(__name__)
@@ -459,6 +455,9 @@ class OyezCaseReader(SourceReader):
     malformed document (naming the file/URL and the missing key), or no case at all.
     """
 
+    source = "oyez"
+    snapshot_layout = SNAPSHOT_PATTERN
+
     def __init__(
         self,
         terms: Iterable[int] | None = None,
@@ -475,39 +474,30 @@ class OyezCaseReader(SourceReader):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
 
-
-    def read(self) -> pd.DataFrame:
-        """Fetch (live) or load (snapshot) the cases of :attr:`terms`."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        if snap is not None:
-            rows, origin, sha, extra = self._read_snapshot(snap)
-        else:
-            rows, origin, sha, extra = self._read_live()
+    def _cases(self, rows: list[dict[str, Any]], origin: str, sha: str, extra: dict[str, Any]) -> pd.DataFrame:
+        """The ``cases`` table from the parsed documents of either mode, and its record."""
         df, skipped = finish_cases(rows)
         self.skipped_by_reason = skipped
         if df.empty:
             raise SourceError(
                 f"Oyez: no cases for terms {self.terms[0]}-{self.terms[-1]} from {origin}. "
-                + snapshot_hint(SNAPSHOT_PATTERN)
+                + self._hint()
             )
         notes = df["oyez_outcome_note"].value_counts().to_dict()
-        self._manifest = [
-            manifest_entry(
-                origin,
-                sha,
-                len(df),
-                source="oyez",
-                terms=self.terms,
-                skipped_by_reason=skipped,
-                oyez_outcome_notes={str(k): int(v) for k, v in notes.items()},
-                timezone=str(COURT_TZ),
-                **extra,
-            )
-        ]
+        self._record(
+            origin,
+            sha,
+            len(df),
+            terms=self.terms,
+            skipped_by_reason=skipped,
+            oyez_outcome_notes={str(k): int(v) for k, v in notes.items()},
+            timezone=str(COURT_TZ),
+            **extra,
+        )
         return df
 
     # -- snapshot -----------------------------------------------------------------------
-    def _read_snapshot(self, snap: Path) -> tuple[list[dict[str, Any]], str, str, dict[str, Any]]:
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
         files = find_snapshot_files(snap, SNAPSHOT_PATTERN)
         wanted = {str(t) for t in self.terms}
         rows, digests = [], []
@@ -525,45 +515,41 @@ class OyezCaseReader(SourceReader):
             rows.append(row)
         origin = f"snapshot:{snap / 'oyez' / 'cases'}"
         extra = {"files": len(digests), "sha256_of": "sorted '<file> <sha256>' lines of the files read"}
-        return rows, origin, sha256_bytes("\n".join(sorted(digests)).encode("utf-8")), extra
+        return self._cases(rows, origin, sha256_bytes("\n".join(sorted(digests)).encode("utf-8")), extra)
 
     # -- live ---------------------------------------------------------------------------
-    def _read_live(self) -> tuple[list[dict[str, Any]], str, str, dict[str, Any]]:
-        session = self.session or make_session()
+    def _read_live(self, session: Any) -> pd.DataFrame:
         rows, digests = [], []
         for term in self.terms:
             list_url = f"{self.base_url}/cases"
-            resp = http_get(
+            resp = self._get(
                 session,
                 list_url,
                 params={"filter": f"term:{term}", "per_page": 0},
                 what=f"the Oyez case list of term {term}",
-                layout=SNAPSHOT_PATTERN,
                 timeout=self.timeout,
             )
             try:
                 listing = resp.json()
             except ValueError as exc:
-                raise SourceError(f"{resp.url}: the Oyez case list is not JSON ({exc}). {snapshot_hint(SNAPSHOT_PATTERN)}") from exc
+                raise SourceError(f"{resp.url}: the Oyez case list is not JSON ({exc}). {self._hint()}") from exc
             if not isinstance(listing, list):
-                raise SourceError(f"{resp.url}: expected a JSON list of cases, got {type(listing).__name__}. {snapshot_hint(SNAPSHOT_PATTERN)}")
+                raise SourceError(f"{resp.url}: expected a JSON list of cases, got {type(listing).__name__}. {self._hint()}")
             digests.append(f"{resp.url} {sha256_bytes(resp.content)}")
             for item in listing:
                 if not isinstance(item, dict) or not item.get("docket_number"):
                     continue
                 url = item.get("href") or f"{self.base_url}/cases/{term}/{item['docket_number']}"
-                doc_resp = http_get(
-                    session, url, what=f"Oyez case {term}/{item['docket_number']}", layout=SNAPSHOT_PATTERN, timeout=self.timeout
-                )
+                doc_resp = self._get(session, url, what=f"Oyez case {term}/{item['docket_number']}", timeout=self.timeout)
                 try:
                     doc = doc_resp.json()
                 except ValueError as exc:
-                    raise SourceError(f"{url}: the Oyez case document is not JSON ({exc}). {snapshot_hint(SNAPSHOT_PATTERN)}") from exc
+                    raise SourceError(f"{url}: the Oyez case document is not JSON ({exc}). {self._hint()}") from exc
                 digests.append(f"{url} {sha256_bytes(doc_resp.content)}")
                 rows.append(parse_case(doc, url))
         origin = f"{self.base_url}/cases?filter=term:{{term}}&per_page=0"
         extra = {"requests": len(digests), "sha256_of": "sorted '<url> <sha256 of body>' lines"}
-        return rows, origin, sha256_bytes("\n".join(sorted(digests)).encode("utf-8")), extra
+        return self._cases(rows, origin, sha256_bytes("\n".join(sorted(digests)).encode("utf-8")), extra)
 
 
 def fetch(
@@ -579,6 +565,4 @@ def fetch(
     Returns ``(cases, {"sources": [record], "skipped_by_reason": {...}})``; see the module
     docstring for the columns. Raises :class:`SourceError` when nothing can be read.
     """
-    reader = OyezCaseReader(terms, session=session, snapshot_dir=snapshot_dir, base_url=base_url, timeout=timeout)
-    df = reader.read()
-    return df, {"sources": reader.manifest, "skipped_by_reason": dict(reader.skipped_by_reason)}
+    return OyezCaseReader(terms, session=session, snapshot_dir=snapshot_dir, base_url=base_url, timeout=timeout).fetch()

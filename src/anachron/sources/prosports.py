@@ -66,16 +66,12 @@ from urllib.parse import urljoin
 import lxml.html
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceError,
     SourceReader,
     check_columns,
     find_snapshot_files,
-    http_get,
-    make_session,
     read_csv_checked,
-    resolve_snapshot_dir,
     snapshot_hint,
 )
 
@@ -926,62 +922,6 @@ def parse_search_page(html: str | bytes, url: str = "") -> tuple[pd.DataFrame, i
     return pd.DataFrame(rows, columns=LIVE_COLUMNS), n_pages, next_url
 
 
-def fetch_transactions_live(
-    session: Any,
-    start: str,
-    end: str,
-    *,
-    base_url: str = SEARCH_URL,
-    max_pages: int = 5000,
-    pause_s: float = 0.0,
-) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """All player-movement transactions dated ``start..end`` (ISO, inclusive) from the site.
-
-    Pages are requested with ``start=0, 25, 50, ...`` until the stated page count is
-    reached, or (no count stated) until a page without rows or without a "Next" link
-    that is shorter than :data:`PAGE_SIZE`. Returns ``(long rows, manifest records)``,
-    one record per page (URL, sha256, rows).
-
-    Raises:
-        SourceError: on HTTP failure, a page without the results table, or ``max_pages``
-            exceeded.
-    """
-    params = {
-        "Player": "",
-        "Team": "",
-        "BeginDate": start,
-        "EndDate": end,
-        "PlayerMovementChkBx": "yes",
-        "Submit": "Search",
-    }
-    frames, manifest = [], []
-    for page in range(max_pages):
-        params["start"] = str(page * PAGE_SIZE)
-        what = f"prosportstransactions NBA search {start}..{end} (rows from {params['start']})"
-        resp = http_get(session, base_url, params=params, what=what, layout=SNAPSHOT_LAYOUT)
-        url = resp.url or base_url
-        rows, n_pages, next_url = parse_search_page(resp.content, url)
-        manifest.append(manifest_entry(url, sha256_bytes(resp.content), len(rows), source=SOURCE, page=page + 1))
-        frames.append(rows)
-        if n_pages is not None:
-            if page + 1 >= n_pages:
-                break
-        elif rows.empty or (next_url is None and len(rows) < PAGE_SIZE):
-            break
-        if pause_s:
-            time.sleep(pause_s)
-    else:
-        raise SourceError(
-            f"prosportstransactions: more than {max_pages} pages for {start}..{end}; narrow the dates or raise max_pages."
-        )
-    tx = (
-        pd.concat(frames, ignore_index=True)
-        if frames
-        else pd.DataFrame(columns=["date", "team", "player", "notes", "origin"])
-    )
-    return tx, manifest
-
-
 # ---------------------------------------------------------------------------------------------
 # Reader and fetch()
 # ---------------------------------------------------------------------------------------------
@@ -1009,6 +949,9 @@ class NBASigningsReader(SourceReader):
     (Counter of skipped notes and rows, duplicates included) and :attr:`duplicates`
     (``{"duplicate_row": n, "duplicate_player_year": n, "merged_contract_list": n}``).
     """
+
+    source = SOURCE
+    snapshot_layout = SNAPSHOT_LAYOUT
 
     def __init__(
         self,
@@ -1041,21 +984,53 @@ class NBASigningsReader(SourceReader):
         self.duplicates: dict[str, int] = {}
         self.inferred_sign_and_trades = 0
 
-    def read(self) -> pd.DataFrame:
-        """Fetch or import, parse and de-duplicate; returns the ``signings`` table."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        if snap is not None:
-            tx, lists, seasons, manifest, skipped = self._read_snapshot(snap)
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        """All player-movement transactions dated ``start..end`` (inclusive) from the site.
+
+        Pages are requested with ``start=0, 25, 50, ...`` until the stated page count is
+        reached, or (no count stated) until a page without rows or without a "Next" link
+        that is shorter than :data:`PAGE_SIZE`; one manifest record per page (URL, sha256,
+        rows). Raises :class:`SourceError` on HTTP failure, a page without the results
+        table, or ``max_pages`` exceeded.
+        """
+        params = {
+            "Player": "",
+            "Team": "",
+            "BeginDate": self.start,
+            "EndDate": self.end,
+            "PlayerMovementChkBx": "yes",
+            "Submit": "Search",
+        }
+        frames = []
+        for page in range(self.max_pages):
+            params["start"] = str(page * PAGE_SIZE)
+            what = f"prosportstransactions NBA search {self.start}..{self.end} (rows from {params['start']})"
+            resp = self._get(session, self.base_url, params=params, what=what)
+            url = resp.url or self.base_url
+            rows, n_pages, next_url = parse_search_page(resp.content, url)
+            self._record_bytes(url, resp.content, len(rows), page=page + 1)
+            frames.append(rows)
+            if n_pages is not None:
+                if page + 1 >= n_pages:
+                    break
+            elif rows.empty or (next_url is None and len(rows) < PAGE_SIZE):
+                break
+            if self.pause_s:
+                time.sleep(self.pause_s)
         else:
-            tx, manifest = fetch_transactions_live(
-                self.session or make_session(),
-                self.start,
-                self.end,
-                base_url=self.base_url,
-                max_pages=self.max_pages,
-                pause_s=self.pause_s,
+            raise SourceError(
+                f"prosportstransactions: more than {self.max_pages} pages for {self.start}..{self.end}; "
+                "narrow the dates or raise max_pages."
             )
-            lists, seasons, skipped = pd.DataFrame(), SeasonTeams(None), Counter()
+        tx = (
+            pd.concat(frames, ignore_index=True)
+            if frames
+            else pd.DataFrame(columns=["date", "team", "player", "notes", "origin"])
+        )
+        return self._signings(tx, pd.DataFrame(), SeasonTeams(None), Counter())
+
+    def _signings(self, tx: pd.DataFrame, lists: pd.DataFrame, seasons: SeasonTeams, skipped: Counter) -> pd.DataFrame:
+        """Parse, merge and de-duplicate (both modes); returns the ``signings`` table."""
         signings, tx_skipped = contracts_from_transactions(
             tx, sign_and_trade_days=self.sign_and_trade_days, status_lookback_days=self.status_lookback_days
         )
@@ -1069,16 +1044,23 @@ class NBASigningsReader(SourceReader):
             DUP_PLAYER_YEAR: int(dups),
             "merged_contract_list": int(merged),
         }
-        self.skipped_by_reason = Counter({k: int(v) for k, v in skipped.items() if v})
+        self.skipped_by_reason = Counter({k: int(v) for k, v in sorted(skipped.items()) if v})
         out = finish_signings(signings)
-        self._manifest = manifest
         log.info("NBA signings: %d (skipped %s)", len(out), dict(self.skipped_by_reason))
         return out
 
-    def _read_snapshot(
-        self, snap: Path
-    ) -> tuple[pd.DataFrame, pd.DataFrame, SeasonTeams, list[dict[str, Any]], Counter]:
-        manifest, frames, skipped = [], [], Counter()
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "duplicates": self.duplicates,
+            "sign_and_trades": {
+                "flagged": int(table["sign_and_trade"].sum()),
+                "inferred_from_rosters": self.inferred_sign_and_trades,
+            },
+            "rows": int(len(table)),
+        }
+
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        frames, skipped = [], Counter()
         for path in find_snapshot_files(snap, TRANSACTIONS_PATTERN):
             rel = path.relative_to(snap).as_posix()
             raw = read_csv_checked(
@@ -1086,9 +1068,7 @@ class NBASigningsReader(SourceReader):
             )
             raw = raw.assign(origin=[f"snapshot:{rel}#row={i + 2}" for i in range(len(raw))])
             frames.append(raw[TRANSACTION_COLUMNS + ["origin"]])
-            manifest.append(
-                manifest_entry(f"snapshot:{path}", sha256_file(path), len(raw), source=SOURCE, kind="transactions")
-            )
+            self._record_file(path, len(raw), kind="transactions")
         tx = pd.concat(frames, ignore_index=True)
         lists = pd.DataFrame()
         if self.use_contract_lists:
@@ -1098,11 +1078,7 @@ class NBASigningsReader(SourceReader):
                 rows, sk = read_contract_list(path, rel)
                 skipped.update(sk)
                 parts.append(rows)
-                manifest.append(
-                    manifest_entry(
-                        f"snapshot:{path}", sha256_file(path), len(rows), source=SOURCE, kind="contract_list"
-                    )
-                )
+                self._record_file(path, len(rows), kind="contract_list")
             lists = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
         seasons = SeasonTeams(None)
         season_path = snap / SEASONS_FILE
@@ -1118,16 +1094,8 @@ class NBASigningsReader(SourceReader):
             if pd.notna(first):
                 table = table[pd.to_numeric(table["season"], errors="coerce") >= first.year]
             seasons = SeasonTeams(table)
-            manifest.append(
-                manifest_entry(
-                    f"snapshot:{season_path}",
-                    sha256_file(season_path),
-                    len(table),
-                    source=SOURCE,
-                    kind="season_rosters",
-                )
-            )
-        return tx, lists, seasons, manifest, skipped
+            self._record_file(season_path, len(table), kind="season_rosters")
+        return self._signings(tx, lists, seasons, skipped)
 
 
 def fetch(
@@ -1148,16 +1116,4 @@ def fetch(
             the file and the column).
         TypeError: for an unknown parameter.
     """
-    reader = NBASigningsReader(session=session, snapshot_dir=snapshot_dir, **params)
-    table = reader.read()
-    manifest = {
-        "sources": reader.manifest,
-        "skipped_by_reason": dict(sorted(reader.skipped_by_reason.items())),
-        "duplicates": reader.duplicates,
-        "sign_and_trades": {
-            "flagged": int(table["sign_and_trade"].sum()),
-            "inferred_from_rosters": reader.inferred_sign_and_trades,
-        },
-        "rows": int(len(table)),
-    }
-    return table, manifest
+    return NBASigningsReader(session=session, snapshot_dir=snapshot_dir, **params).fetch()

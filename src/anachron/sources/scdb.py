@@ -37,20 +37,17 @@ import io
 import logging
 import os
 import zipfile
+from pathlib import Path
 from typing import Any, Iterable
 
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.io import sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceReader,
     SourceError,
     find_snapshot_files,
-    http_get,
-    make_session,
     read_csv_checked,
-    resolve_snapshot_dir,
-    snapshot_hint,
 )
 from anachron.sources.oyez import normalize_docket
 
@@ -234,6 +231,9 @@ class SCDBCaseReader(SourceReader):
     a CSV, a missing column (naming the file and the column), or no row for the terms.
     """
 
+    source = "scdb"
+    snapshot_layout = SNAPSHOT_PATTERN
+
     def __init__(
         self,
         terms: Iterable[int] | None = None,
@@ -251,45 +251,16 @@ class SCDBCaseReader(SourceReader):
         self.timeout = timeout
         self.outcome_counts: dict[str, int] = {}
 
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        path = find_snapshot_files(snap, SNAPSHOT_PATTERN)[-1]
+        try:
+            text = _decode(path.read_bytes())
+        except OSError as exc:
+            raise SourceError(f"{path}: could not read ({exc}); check the snapshot directory.") from exc
+        return self._cases(text, f"snapshot:{path}", sha256_file(path), str(path), {"snapshot_file": path.name})
 
-    def read(self) -> pd.DataFrame:
-        """Download (live) or load (snapshot) the release and parse it."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        if snap is not None:
-            path = find_snapshot_files(snap, SNAPSHOT_PATTERN)[-1]
-            try:
-                text = _decode(path.read_bytes())
-            except OSError as exc:
-                raise SourceError(f"{path}: could not read ({exc}); check the snapshot directory.") from exc
-            origin, sha, where, extra = f"snapshot:{path}", sha256_file(path), str(path), {"snapshot_file": path.name}
-        else:
-            text, sha, member = self._download()
-            origin, where, extra = self.url, f"{self.url}!{member}", {"zip_member": member, "release": self.release}
-        df, skipped, outcomes = parse_scdb_csv(text, where, self.terms)
-        if df.empty:
-            raise SourceError(
-                f"SCDB: no case in terms {self.terms[0]}-{self.terms[-1]} in {where}; the release may end before "
-                f"these terms (pick a newer release) or the file is not a case-centred SCDB CSV. "
-                + snapshot_hint(SNAPSHOT_PATTERN)
-            )
-        self.skipped_by_reason, self.outcome_counts = skipped, outcomes
-        self._manifest = [
-            manifest_entry(
-                origin,
-                sha,
-                len(df),
-                source="scdb",
-                terms=self.terms,
-                skipped_by_reason=skipped,
-                outcome_counts=outcomes,
-                **extra,
-            )
-        ]
-        return df
-
-    def _download(self) -> tuple[str, str, str]:
-        session = self.session or make_session()
-        resp = http_get(session, self.url, what=f"the SCDB release {self.release}", layout=SNAPSHOT_PATTERN, timeout=self.timeout)
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        resp = self._get(session, self.url, what=f"the SCDB release {self.release}", timeout=self.timeout)
         data = resp.content
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -297,13 +268,30 @@ class SCDBCaseReader(SourceReader):
                 if not members:
                     raise SourceError(
                         f"{self.url}: the zip holds no .csv file ({', '.join(zf.namelist()) or 'empty'}); "
-                        "check the release name. " + snapshot_hint(SNAPSHOT_PATTERN)
+                        "check the release name. " + self._hint()
                     )
                 member = members[0]
                 text = _decode(zf.read(member))
         except zipfile.BadZipFile as exc:
-            raise SourceError(f"{self.url}: not a zip file ({exc}); check the URL. {snapshot_hint(SNAPSHOT_PATTERN)}") from exc
-        return text, sha256_bytes(data), member
+            raise SourceError(f"{self.url}: not a zip file ({exc}); check the URL. {self._hint()}") from exc
+        extra = {"zip_member": member, "release": self.release}
+        return self._cases(text, self.url, sha256_bytes(data), f"{self.url}!{member}", extra)
+
+    def _cases(self, text: str, origin: str, sha: str, where: str, extra: dict[str, Any]) -> pd.DataFrame:
+        """Parse the CSV text of either mode; record the manifest entry."""
+        df, skipped, outcomes = parse_scdb_csv(text, where, self.terms)
+        if df.empty:
+            raise SourceError(
+                f"SCDB: no case in terms {self.terms[0]}-{self.terms[-1]} in {where}; the release may end before "
+                f"these terms (pick a newer release) or the file is not a case-centred SCDB CSV. "
+                + self._hint()
+            )
+        self.skipped_by_reason, self.outcome_counts = skipped, outcomes
+        self._record(origin, sha, len(df), terms=self.terms, skipped_by_reason=skipped, outcome_counts=outcomes, **extra)
+        return df
+
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return {"outcome_counts": dict(self.outcome_counts)}
 
 
 def fetch(
@@ -321,9 +309,4 @@ def fetch(
     Raises :class:`SourceError` when the release cannot be read.
     """
     reader = SCDBCaseReader(terms, release=release, url=url, session=session, snapshot_dir=snapshot_dir, timeout=timeout)
-    df = reader.read()
-    return df, {
-        "sources": reader.manifest,
-        "skipped_by_reason": dict(reader.skipped_by_reason),
-        "outcome_counts": dict(reader.outcome_counts),
-    }
+    return reader.fetch()

@@ -20,23 +20,20 @@ import io
 import logging
 import os
 import re
+from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.io import sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceError,
     SourceReader,
     check_columns,
     find_snapshot_files,
-    http_get,
-    make_session,
     normalize_ticker,
     read_csv_checked,
-    resolve_snapshot_dir,
-    snapshot_hint,
 )
 
 log = logging.getLogger(__name__)
@@ -79,17 +76,28 @@ def _parse_dates(series: pd.Series, where: str, column: str) -> pd.Series:
     return out.astype("datetime64[ns]")
 
 
-def _fetch_or_open(session: Any, snapshot_dir: Any, url: str, snapshot_rel: str, what: str) -> tuple[io.BytesIO, str, str]:
-    """Bytes of a small CSV from a snapshot or a live URL, with its origin and sha256."""
-    snap = resolve_snapshot_dir(snapshot_dir)
-    if snap is not None:
-        path = find_snapshot_files(snap, snapshot_rel)[-1]
-        return io.BytesIO(path.read_bytes()), f"snapshot:{path}", sha256_file(path)
-    response = http_get(session or make_session(), url, what=what, layout=snapshot_rel)
-    content = response.content
-    if not content.strip():
-        raise SourceError(f"{url} returned an empty body for {what}. {snapshot_hint(snapshot_rel)}")
-    return io.BytesIO(content), url, sha256_bytes(content)
+class _GitHubCsvReader(SourceReader):
+    """A small CSV of ``fja05680/sp500``: :attr:`url` live, :attr:`snapshot_layout` in a snapshot.
+
+    Subclasses set :attr:`what` (for messages) and implement :meth:`_parse`, which gets the
+    bytes as a buffer, their origin and sha256, and records the manifest entry.
+    """
+
+    url: str = ""
+    what: str = ""
+
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        path = find_snapshot_files(snap, self.snapshot_layout)[-1]
+        return self._parse(io.BytesIO(path.read_bytes()), f"snapshot:{path}", sha256_file(path))
+
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        content = self._get(session, self.url, what=self.what).content
+        if not content.strip():
+            raise SourceError(f"{self.url} returned an empty body for {self.what}. {self._hint()}")
+        return self._parse(io.BytesIO(content), self.url, sha256_bytes(content))
+
+    def _parse(self, buf: io.BytesIO, origin: str, sha: str) -> pd.DataFrame:
+        raise NotImplementedError
 
 
 def parse_membership(buf: io.IOBase | str | os.PathLike[str], name: str) -> pd.DataFrame:
@@ -108,7 +116,7 @@ def parse_membership(buf: io.IOBase | str | os.PathLike[str], name: str) -> pd.D
     return out.sort_values(["ticker", "start_date"], kind="mergesort").reset_index(drop=True)
 
 
-class SP500MembershipReader(SourceReader):
+class SP500MembershipReader(_GitHubCsvReader):
     """S&P 500 membership spells, one row per (ticker, spell).
 
     ``read()`` returns columns ``ticker`` (str, S&P spelling), ``start_date`` and
@@ -123,18 +131,18 @@ class SP500MembershipReader(SourceReader):
     Raises :class:`SourceError` on a failed fetch, a missing file or missing columns.
     """
 
+    source = "sp500_membership"
+    snapshot_layout = MEMBERSHIP_SNAPSHOT
     url = MEMBERSHIP_URL
-    snapshot_rel = MEMBERSHIP_SNAPSHOT
+    what = "S&P 500 membership spells"
 
-    def read(self) -> pd.DataFrame:
-        """Load the spells; see the class docstring."""
-        buf, origin, sha = _fetch_or_open(self.session, self.snapshot_dir, self.url, self.snapshot_rel, "S&P 500 membership spells")
+    def _parse(self, buf: io.BytesIO, origin: str, sha: str) -> pd.DataFrame:
         df = parse_membership(buf, origin)
-        self._manifest = [manifest_entry(origin, sha, len(df), source="sp500_membership", tickers=int(df["ticker"].nunique()))]
+        self._record(origin, sha, len(df), tickers=int(df["ticker"].nunique()))
         return df
 
 
-class SP500ChangesReader(SourceReader):
+class SP500ChangesReader(_GitHubCsvReader):
     """Dated S&P 500 index changes since 2019.
 
     ``read()`` returns columns ``date`` (datetime64[ns]), ``add`` and ``remove`` (str,
@@ -145,12 +153,12 @@ class SP500ChangesReader(SourceReader):
     Raises :class:`SourceError` on a failed fetch, a missing file or missing columns.
     """
 
+    source = "sp500_changes"
+    snapshot_layout = CHANGES_SNAPSHOT
     url = CHANGES_URL
-    snapshot_rel = CHANGES_SNAPSHOT
+    what = "S&P 500 index changes"
 
-    def read(self) -> pd.DataFrame:
-        """Load the changes; see the class docstring."""
-        buf, origin, sha = _fetch_or_open(self.session, self.snapshot_dir, self.url, self.snapshot_rel, "S&P 500 index changes")
+    def _parse(self, buf: io.BytesIO, origin: str, sha: str) -> pd.DataFrame:
         raw = read_csv_checked(buf, ["date", "add", "remove"], name=origin, dtype="str", keep_default_na=False)
 
         def norm_list(cell: str) -> str:
@@ -163,7 +171,7 @@ class SP500ChangesReader(SourceReader):
                 "remove": raw["remove"].map(norm_list).astype("str"),
             }
         ).sort_values("date", kind="mergesort").reset_index(drop=True)
-        self._manifest = [manifest_entry(origin, sha, len(df), source="sp500_changes")]
+        self._record(origin, sha, len(df))
         return df
 
 
@@ -239,6 +247,9 @@ class GICSSectorReader(SourceReader):
     without a date, or a table without ticker/sector columns.
     """
 
+    source = "sp500_gics"
+    snapshot_layout = CONSTITUENTS_PATTERN
+
     def __init__(
         self,
         *,
@@ -253,19 +264,10 @@ class GICSSectorReader(SourceReader):
         self.api_url = api_url
         self.page = page
 
-    def read(self) -> pd.DataFrame:
-        """All snapshot tables, or (live) the Wikipedia list on each of ``dates``."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        if snap is None:
-            if not self.dates:
-                raise SourceError(
-                    "GICS sectors: live mode reads Wikipedia as of given dates, but no `dates` were given; "
-                    "pass dates=[...] (e.g. the windows' cutoffs) or call read_as_of(dates). "
-                    + snapshot_hint(CONSTITUENTS_PATTERN)
-                )
-            return self.read_as_of(self.dates)
-        frames, manifest = [], []
-        for path in find_snapshot_files(snap, CONSTITUENTS_PATTERN):
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        """All snapshot tables (``as_of`` from each file name)."""
+        frames = []
+        for path in find_snapshot_files(snap, self.snapshot_layout):
             m = _DATE_IN_NAME.search(path.name)
             if m is None:
                 raise SourceError(
@@ -275,9 +277,17 @@ class GICSSectorReader(SourceReader):
             raw = read_csv_checked(path, [], name=str(path), dtype="str", keep_default_na=False)
             df = normalize_constituents(raw, m.group(1), str(path))
             frames.append(df)
-            manifest.append(manifest_entry(f"snapshot:{path}", sha256_file(path), len(df), source="sp500_gics", as_of=m.group(1)))
-        self._manifest = manifest
+            self._record_file(path, len(df), as_of=m.group(1))
         return _sort_sectors(pd.concat(frames, ignore_index=True))
+
+    def _read_live(self, session: Any) -> pd.DataFrame:
+        """The Wikipedia list on each of ``dates`` (required live)."""
+        if not self.dates:
+            raise SourceError(
+                "GICS sectors: live mode reads Wikipedia as of given dates, but no `dates` were given; "
+                "pass dates=[...] (e.g. the windows' cutoffs) or call read_as_of(dates). " + self._hint()
+            )
+        return self._read_revisions(session, self.dates)
 
     def read_as_of(self, dates: Iterable[Any]) -> pd.DataFrame:
         """Wikipedia's constituents table as it stood at the end of each date (live only).
@@ -288,8 +298,11 @@ class GICSSectorReader(SourceReader):
         Same columns as :meth:`read`. Raises :class:`SourceError` on HTTP errors, no
         revision before D, or a table without ticker/sector columns.
         """
-        session = self.session or make_session()
-        frames, manifest = [], []
+        self._manifest = []
+        return self._read_revisions(self._live_session(), dates)
+
+    def _read_revisions(self, session: Any, dates: Iterable[Any]) -> pd.DataFrame:
+        frames = []
         for d in sorted({_to_day(x) for x in dates}):
             day = d.date().isoformat()
             params = {
@@ -304,7 +317,7 @@ class GICSSectorReader(SourceReader):
                 "formatversion": 2,
             }
             what = f"Wikipedia revision of {self.page!r} at {day}"
-            resp = http_get(session, self.api_url, params=params, what=what, layout=CONSTITUENTS_PATTERN)
+            resp = self._get(session, self.api_url, params=params, what=what)
             try:
                 pages = resp.json()["query"]["pages"]
                 page = pages[0] if isinstance(pages, list) else next(iter(pages.values()))
@@ -313,38 +326,28 @@ class GICSSectorReader(SourceReader):
             except (ValueError, KeyError, IndexError, TypeError, StopIteration) as exc:
                 raise SourceError(
                     f"{what}: no revision found in the API answer ({type(exc).__name__}: {exc}); "
-                    "the page may not have existed then. " + snapshot_hint(CONSTITUENTS_PATTERN)
+                    "the page may not have existed then. " + self._hint()
                 ) from exc
             params = {"action": "parse", "oldid": revid, "prop": "text", "format": "json", "formatversion": 2}
             what = f"Wikipedia revision {revid} of {self.page!r}"
-            resp = http_get(session, self.api_url, params=params, what=what, layout=CONSTITUENTS_PATTERN)
+            resp = self._get(session, self.api_url, params=params, what=what)
             try:
                 text = resp.json()["parse"]["text"]
                 html = text["*"] if isinstance(text, dict) else text
                 tables = pd.read_html(io.StringIO(html))
             except (ValueError, KeyError, TypeError, ImportError) as exc:
-                raise SourceError(f"{what}: no HTML table could be parsed ({type(exc).__name__}: {exc}). {snapshot_hint(CONSTITUENTS_PATTERN)}") from exc
+                raise SourceError(f"{what}: no HTML table could be parsed ({type(exc).__name__}: {exc}). {self._hint()}") from exc
             table = tables[0]
             if isinstance(table.columns, pd.MultiIndex):
                 table.columns = [c[-1] for c in table.columns]
             origin = f"{self.api_url}?action=parse&oldid={revid}"
             df = normalize_constituents(table, d, origin)
             frames.append(df)
-            manifest.append(
-                manifest_entry(
-                    origin,
-                    sha256_bytes(html.encode("utf-8")),
-                    len(df),
-                    source="sp500_gics",
-                    as_of=day,
-                    revid=revid,
-                    revision_timestamp=rev_ts,
-                    page=self.page,
-                )
+            self._record_bytes(
+                origin, html.encode("utf-8"), len(df), as_of=day, revid=revid, revision_timestamp=rev_ts, page=self.page
             )
         if not frames:
             raise ValueError("read_as_of needs at least one date")
-        self._manifest = manifest
         return _sort_sectors(pd.concat(frames, ignore_index=True))
 
 

@@ -42,16 +42,12 @@ from typing import Any, Iterable, Mapping
 import lxml.html
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceError,
     SourceReader,
     check_columns,
     find_snapshot_files,
-    http_get,
-    make_session,
     read_csv_checked,
-    resolve_snapshot_dir,
     snapshot_hint,
 )
 from anachron.sources.prosports import SIGNING_COLUMNS, finish_signings, normalize_name
@@ -411,6 +407,9 @@ class NHLSigningsReader(SourceReader):
     :attr:`repaired_by_reason`.
     """
 
+    source = SOURCE
+    snapshot_layout = SNAPSHOT_PATTERN
+
     def __init__(
         self,
         years: Iterable[int] | None = None,
@@ -433,35 +432,39 @@ class NHLSigningsReader(SourceReader):
         self.skipped_by_reason: Counter = Counter()
         self.repaired_by_reason: Counter = Counter()
 
-    def read(self) -> pd.DataFrame:
-        """Fetch or import, check and de-duplicate; returns the ``signings`` table."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        rows, manifest = self._read_snapshot(snap) if snap is not None else self._read_live()
+    def _signings(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """Check and de-duplicate the rows of either mode; returns the ``signings`` table."""
         table, skipped, repaired = signings_from_rows(
             rows, implausible_aav=self.implausible_aav, fa_opening_dates=self.fa_opening_dates
         )
-        self.skipped_by_reason = Counter({k: int(v) for k, v in skipped.items() if v})
-        self.repaired_by_reason = Counter({k: int(v) for k, v in repaired.items() if v})
-        self._manifest = manifest
+        self.skipped_by_reason = Counter({k: int(v) for k, v in sorted(skipped.items()) if v})
+        self.repaired_by_reason = Counter({k: int(v) for k, v in sorted(repaired.items()) if v})
         log.info("NHL signings: %d (skipped %s, repaired %s)", len(table), dict(skipped), dict(repaired))
         return table
 
-    def _read_live(self) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "repaired_by_reason": dict(self.repaired_by_reason),
+            "implausible_aav": self.implausible_aav,
+            "date_rules": {k: int(v) for k, v in table["date_rule"].value_counts().items()},
+            "rows": int(len(table)),
+        }
+
+    def _read_live(self, session: Any) -> pd.DataFrame:
         years = self.years or list(range(2017, dt.date.today().year))
-        session = self.session or make_session()
-        frames, manifest = [], []
+        frames = []
         for i, year in enumerate(years):
             url = self.url_template.format(year=year)
-            resp = http_get(session, url, what=f"Spotrac NHL free agents {year}", layout=SNAPSHOT_PATTERN)
+            resp = self._get(session, url, what=f"Spotrac NHL free agents {year}")
             rows = parse_free_agent_table(resp.content, year, url)
             frames.append(rows)
-            manifest.append(manifest_entry(url, sha256_bytes(resp.content), len(rows), source=SOURCE, year=year))
+            self._record_bytes(url, resp.content, len(rows), year=year)
             if self.pause_s and i + 1 < len(years):
                 time.sleep(self.pause_s)
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_ROW_COLUMNS), manifest
+        return self._signings(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_ROW_COLUMNS))
 
-    def _read_snapshot(self, snap: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-        frames, manifest = [], []
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        frames = []
         for path in find_snapshot_files(snap, SNAPSHOT_PATTERN):
             rel = path.relative_to(snap).as_posix()
             raw = read_csv_checked(
@@ -489,8 +492,8 @@ class NHLSigningsReader(SourceReader):
                     }
                 )
             )
-            manifest.append(manifest_entry(f"snapshot:{path}", sha256_file(path), len(raw), source=SOURCE))
-        return pd.concat(frames, ignore_index=True), manifest
+            self._record_file(path, len(raw))
+        return self._signings(pd.concat(frames, ignore_index=True))
 
 
 def fetch(
@@ -512,14 +515,4 @@ def fetch(
             the file and the column).
         ValueError: for a bad ``implausible_aav``; TypeError for an unknown parameter.
     """
-    reader = NHLSigningsReader(session=session, snapshot_dir=snapshot_dir, **params)
-    table = reader.read()
-    manifest = {
-        "sources": reader.manifest,
-        "skipped_by_reason": dict(sorted(reader.skipped_by_reason.items())),
-        "repaired_by_reason": dict(sorted(reader.repaired_by_reason.items())),
-        "implausible_aav": reader.implausible_aav,
-        "date_rules": {k: int(v) for k, v in table["date_rule"].value_counts().items()},
-        "rows": int(len(table)),
-    }
-    return table, manifest
+    return NHLSigningsReader(session=session, snapshot_dir=snapshot_dir, **params).fetch()

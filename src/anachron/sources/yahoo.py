@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.io import sha256_bytes, sha256_file
 from anachron.sources.base import (
     SourceReader,
     SourceError,
@@ -34,7 +34,6 @@ from anachron.sources.base import (
     normalize_ticker,
     read_csv_checked,
     resolve_snapshot_dir,
-    snapshot_hint,
     to_yahoo_symbol,
 )
 
@@ -159,6 +158,9 @@ class YahooPriceReader(SourceReader):
     rows; ``ValueError`` for an empty ticker list or ``end <= start``.
     """
 
+    source = "yahoo"
+    snapshot_layout = SNAPSHOT_PATTERN
+
     def __init__(
         self,
         tickers: Iterable[str] | str,
@@ -186,13 +188,14 @@ class YahooPriceReader(SourceReader):
         super().__init__(session=session, snapshot_dir=snapshot_dir)
         self.timeout = timeout
 
-    def read(self) -> pd.DataFrame:
-        """Fetch (live) or load (snapshot) the prices; see the class docstring for the shape."""
-        snap = resolve_snapshot_dir(self.snapshot_dir)
-        if snap is not None:
-            df, origin, sha, extra = self._read_snapshot(snap)
-        else:
-            df, origin, sha, extra = self._read_live()
+    def _live_session(self) -> Any:
+        """The injected session, or ``None``: yfinance then builds its own (it needs
+        ``curl_cffi``'s browser impersonation, which :func:`~anachron.sources.base.make_session`
+        does not give)."""
+        return self.session
+
+    def _checked(self, df: pd.DataFrame, origin: str, sha: str, extra: dict[str, Any]) -> pd.DataFrame:
+        """Check that some requested ticker has rows, record the manifest, return ``df``."""
         returned = sorted(df["ticker"].unique().tolist())
         missing = [t for t in self.tickers if t not in set(returned)]
         if not returned:
@@ -200,29 +203,26 @@ class YahooPriceReader(SourceReader):
                 f"Yahoo prices: none of the {len(self.tickers)} requested tickers "
                 f"({', '.join(self.tickers[:10])}{', ...' if len(self.tickers) > 10 else ''}) has rows in "
                 f"[{self.start.date()}, {self.end.date()}) from {origin}. Check the tickers and dates; "
-                + snapshot_hint(SNAPSHOT_PATTERN)
+                + self._hint()
             )
         if missing:
             log.info("Yahoo prices: %d of %d tickers have no rows: %s", len(missing), len(self.tickers), ", ".join(missing))
-        self._manifest = [
-            manifest_entry(
-                origin,
-                sha,
-                len(df),
-                source="yahoo",
-                start=self.start.date().isoformat(),
-                end_exclusive=self.end.date().isoformat(),
-                auto_adjust=False,
-                tickers_requested=list(self.tickers),
-                tickers_returned=returned,
-                tickers_missing=missing,
-                **extra,
-            )
-        ]
+        self._record(
+            origin,
+            sha,
+            len(df),
+            start=self.start.date().isoformat(),
+            end_exclusive=self.end.date().isoformat(),
+            auto_adjust=False,
+            tickers_requested=list(self.tickers),
+            tickers_returned=returned,
+            tickers_missing=missing,
+            **extra,
+        )
         return df
 
     # -- live ---------------------------------------------------------------------------
-    def _read_live(self) -> tuple[pd.DataFrame, str, str, dict[str, Any]]:
+    def _read_live(self, session: Any) -> pd.DataFrame:
         import yfinance as yf
 
         symbols = {to_yahoo_symbol(t): t for t in self.tickers}
@@ -240,7 +240,7 @@ class YahooPriceReader(SourceReader):
                     auto_adjust=False,
                     actions=False,
                     progress=False,
-                    session=self.session,
+                    session=session,
                     threads=False,
                     multi_level_index=True,
                     timeout=self.timeout,
@@ -249,7 +249,7 @@ class YahooPriceReader(SourceReader):
             raise SourceError(
                 f"Yahoo Finance download of {len(symbols)} tickers for "
                 f"[{self.start.date()}, {self.end.date()}) failed: {type(exc).__name__}: {exc}. "
-                + snapshot_hint(SNAPSHOT_PATTERN)
+                + self._hint()
             ) from exc
         finally:
             yf_logger.removeHandler(collector)
@@ -262,7 +262,7 @@ class YahooPriceReader(SourceReader):
                 f"[{self.start.date()}, {self.end.date()})"
                 + (f" (yfinance said: {reasons[:500]})" if reasons else "")
                 + ". The network may be down, Yahoo may be rate-limiting, or the tickers/dates may be wrong. "
-                + snapshot_hint(SNAPSHOT_PATTERN)
+                + self._hint()
             )
         buf = df.to_csv(index=False, date_format="%Y-%m-%d").encode("utf-8")
         try:
@@ -270,11 +270,11 @@ class YahooPriceReader(SourceReader):
         except AttributeError:  # pragma: no cover
             yf_version = "unknown"
         extra = {"yfinance_version": yf_version, "sha256_of": "long frame as CSV"}
-        return df, CHART_URL, sha256_bytes(buf), extra
+        return self._checked(df, CHART_URL, sha256_bytes(buf), extra)
 
     # -- snapshot -----------------------------------------------------------------------
-    def _read_snapshot(self, snap: Path) -> tuple[pd.DataFrame, str, str, dict[str, Any]]:
-        path = find_snapshot_files(snap, SNAPSHOT_PATTERN)[-1]
+    def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        path = find_snapshot_files(snap, self.snapshot_layout)[-1]
         # Snapshot tickers may use either spelling; accept both and map back.
         wanted: dict[str, str] = {}
         for t in self.tickers:
@@ -299,7 +299,7 @@ class YahooPriceReader(SourceReader):
             raise SourceError(f"{path}: column date is not ISO YYYY-MM-DD ({exc}); fix the snapshot file.") from exc
         df = _finish(df)
         extra = {"snapshot_file": path.name, "source_rows": source_rows}
-        return df, f"snapshot:{path}", sha256_file(path), extra
+        return self._checked(df, f"snapshot:{path}", sha256_file(path), extra)
 
 
 def read_missing_tickers(snapshot_dir: str | os.PathLike[str] | None) -> list[str]:
