@@ -4,8 +4,8 @@ Its answer to a request is, in order of precedence:
 
 1. a scripted answer: ``answers`` in the model's ``mock`` options (a list cycled over the
    calls in the order they reach the provider, or a mapping from the request's ``step``
-   tag — ``generate``, ``queries``, ``aggregate``, ``shapley``, ``extract_claims``,
-   ``plausibility`` — to one answer or a list cycled per step), or, from Python, any
+   tag — ``generate``, ``regenerate``, ``queries``, ``aggregate``, ``shapley``,
+   ``extract_claims``, ``plausibility`` — to one answer or a list cycled per step), or, from Python, any
    callable ``request -> answer`` (returning ``None`` falls through to 2/3);
 2. with ``echo: true``, the last user message;
 3. otherwise a minimal instance of the request's JSON schema (:func:`schema_instance`),
@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import random
 import re
+import re._constants as _sre  # the regex parser behind `re` (Python 3.11+), for regex_example
+import re._parser as _sre_parse
 import string
 import time
 from collections import Counter
-from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence, Union
+from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -43,17 +44,8 @@ from anachron.llm.cache import cache_key
 from anachron.llm.providers.base import BaseProvider, effective_params, error_text
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
-try:  # Python 3.11+: the regex parser behind `re`
-    import re._constants as _sre
-    import re._parser as _sre_parse
-except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_constants as _sre  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-
-log = logging.getLogger(__name__)
-
-#: What a scripted answer may be: text, a ready result, or any JSON value.
-Answer = Union[str, ChatResult, Any]
+#: What a scripted answer may be: text, a ready :class:`ChatResult`, or any other JSON value.
+Answer = Any
 
 
 class MockOptions(BaseModel):
@@ -210,12 +202,12 @@ def _regex_emit(items: Any) -> str:
             out.append("a")
         elif op is _sre.IN:
             out.append(_class_char(list(av)))
-        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", None)):
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
             low, _high, sub = av
             out.append(_regex_emit(sub) * low)
         elif op is _sre.SUBPATTERN:
             out.append(_regex_emit(av[-1]))
-        elif op is getattr(_sre, "ATOMIC_GROUP", None):
+        elif op is _sre.ATOMIC_GROUP:
             out.append(_regex_emit(av))
         elif op is _sre.BRANCH:
             out.append(_regex_emit(av[1][0]))
@@ -261,7 +253,7 @@ def _number(schema: Mapping[str, Any], integer: bool, index: int) -> int | float
     elif lo is not None:
         value = lo
     elif hi is not None:
-        value = min(hi, 0 if integer else 1)
+        value = hi
     else:  # unconstrained: integers are positions (ids, indexes), numbers positive quantities
         value = index if integer else 1.0
     mult = schema.get("multipleOf")
@@ -311,6 +303,9 @@ def schema_instance(schema: Mapping[str, Any] | bool | None, index: int = 0) -> 
     Args:
         schema: a JSON Schema (``True``/``None``/``{}`` accept anything: ``None`` is returned).
         index: position of the value in its enclosing array.
+
+    Raises:
+        ValueError: for a ``type`` that JSON Schema does not define.
     """
     if not isinstance(schema, Mapping):
         return None
@@ -341,9 +336,9 @@ def schema_instance(schema: Mapping[str, Any] | bool | None, index: int = 0) -> 
     if kind == "string":
         return _string(schema)
     if kind == "array":
-        prefix = list(schema.get("prefixItems") or [])
-        n = max(int(schema.get("minItems", 0)), 0)
         items = schema.get("items")
+        prefix = list(schema.get("prefixItems") or (items if isinstance(items, list) else []))  # draft-07 tuples
+        n = max(int(schema.get("minItems", 0)), 0)
         return [schema_instance(prefix[i] if i < len(prefix) else items, i) for i in range(n)]
     if kind == "object":
         props: Mapping[str, Any] = schema.get("properties") or {}
@@ -452,7 +447,7 @@ class MockProvider(BaseProvider):
                         request.response_schema, request.sample_index)
         return random.Random(f"{self.options.seed}:{key}:{attempt}:{purpose}")
 
-    def _failure(self, request: ChatRequest, attempt: int) -> Exception | None:
+    def _failure(self, request: ChatRequest, attempt: int) -> MockFailure | MockCrash | None:
         opts = self.options
         fails = attempt < opts.fail_first or (
             opts.failure_rate > 0 and self._rng(request, attempt, "failure").random() < opts.failure_rate
@@ -460,7 +455,7 @@ class MockProvider(BaseProvider):
         if not fails:
             return None
         cls, message = _FAILURES[opts.failure_kind]
-        return cls(message)
+        return cls(message)  # type: ignore[return-value]
 
     async def complete(self, request: ChatRequest) -> ChatResult:
         """Answer ``request`` after the injected latency and failures (see the module docstring).
@@ -473,11 +468,11 @@ class MockProvider(BaseProvider):
         answer = self._answer(request)  # chosen on arrival, so list answers follow call order
         self._in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        opts = self.options
         try:
             attempt = 0
             while True:
                 self.attempts += 1
-                opts = self.options
                 wait = opts.latency_s
                 if opts.latency_jitter_s:
                     wait += opts.latency_jitter_s * self._rng(request, attempt, "latency").random()
@@ -487,7 +482,6 @@ class MockProvider(BaseProvider):
                     break
                 if isinstance(failure, MockCrash):
                     raise failure
-                assert isinstance(failure, MockFailure)
                 if failure.retryable and await self.pause_before_retry(attempt, failure, type(failure).__name__):
                     attempt += 1
                     continue
