@@ -21,7 +21,7 @@ from anachron.llm.providers import (
     make_provider,
     provider_class,
 )
-from anachron.llm.types import ChatRequest, ModelSpec
+from anachron.llm.types import KNOWN_PROVIDERS, ChatRequest, ModelSpec
 
 SECRET = "sk-test-SECRET-do-not-print-0123456789"
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -323,6 +323,7 @@ def test_unknown_provider_is_rejected():
 
 def test_registry_maps_prefixes_to_provider_classes(env, tmp_path):
     assert PROVIDERS == {"local": LocalLlamaProvider, "openai": OpenAICompatProvider, "mock": MockProvider}
+    assert tuple(PROVIDERS) == KNOWN_PROVIDERS  # what ModelSpec accepts is what the registry serves
     env("http://localhost:8000/v1")
     specs = {
         "local": ModelSpec(name="l", model="local/tiny", knowledge_cutoff="2024-06-01", gguf_path=str(tmp_path / "t.gguf")),

@@ -23,6 +23,10 @@ class SchemaError(AnachronError, ValueError):
     unconstrained JSON); the message says what to change.
     """
 
+#: Providers this package can talk to (the part of ``ModelSpec.model`` before the first "/"): the
+#: keys of the registry :data:`anachron.llm.providers.PROVIDERS`, which imports this module.
+KNOWN_PROVIDERS = ("local", "openai", "mock")
+
 
 class ModelSpec(BaseModel):
     """One configured model.
@@ -32,8 +36,8 @@ class ModelSpec(BaseModel):
             and in error messages. No "/".
         model: ``"provider/model-id"`` in inspect_ai style, e.g. ``"local/smollm2-135m-instruct"``,
             ``"openai/Qwen/Qwen3-30B-A3B"`` or ``"mock/echo"``. The provider is the part before the
-            first "/" (a key of :data:`anachron.llm.providers.PROVIDERS`), the model id (sent to
-            the endpoint) is everything after it.
+            first "/" (one of :data:`KNOWN_PROVIDERS`), the model id (sent to the endpoint) is
+            everything after it.
         knowledge_cutoff: the model's training-data cutoff (ISO date).
         base_url_env, api_key_env: names (not values) of the environment variables holding
             the endpoint's base URL (e.g. ``http://host:8000/v1``) and API key; openai provider only.
@@ -86,10 +90,8 @@ class ModelSpec(BaseModel):
         provider, sep, model_id = v.partition("/")
         if not sep or not provider or not model_id:
             raise ValueError(f"model must look like 'provider/model-id', got {v!r}")
-        from anachron.llm.providers import PROVIDERS  # the registry imports this module
-
-        if provider not in PROVIDERS:
-            raise ValueError(f"unknown provider {provider!r} in {v!r}; known: {', '.join(PROVIDERS)}")
+        if provider not in KNOWN_PROVIDERS:
+            raise ValueError(f"unknown provider {provider!r} in {v!r}; known: {', '.join(KNOWN_PROVIDERS)}")
         return v
 
     @field_validator("mock")

@@ -23,11 +23,10 @@ from anachron.llm.providers.mock import MockProvider
 from anachron.llm.providers.openai import OpenAICompatProvider
 from anachron.llm.types import ModelSpec
 
-#: Provider prefix (the part of ``ModelSpec.model`` before the first "/") -> provider class.
+#: Provider prefix (the part of ``ModelSpec.model`` before the first "/") -> provider class;
+#: its keys are :data:`anachron.llm.types.KNOWN_PROVIDERS` (which ``ModelSpec`` accepts).
 PROVIDERS: dict[str, type[BaseProvider]] = {
-    "local": LocalLlamaProvider,
-    "openai": OpenAICompatProvider,
-    "mock": MockProvider,
+    cls.prefix: cls for cls in (LocalLlamaProvider, OpenAICompatProvider, MockProvider)
 }
 
 
