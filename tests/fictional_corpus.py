@@ -4,6 +4,7 @@ Every company, ticker, figure and headline here is invented. The corpus follows 
 retrieval corpus layout (doc_id, published_at, title, text, source, kind, entities,
 valid_from, valid_to, restates); the fakes follow the SearchBackend / EntityValidity
 interfaces of ``anachron.retrieval.search`` so the tests do not depend on a BM25 index.
+The model is the mock provider with a script (:func:`scripted_provider`).
 
 Worked examples (cutoffs in brackets):
 * Cygnet Robotics (CYGR) IPO on 2023-02-09 [2022-06-01]: its two documents are dated after
@@ -20,7 +21,6 @@ Worked examples (cutoffs in brackets):
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import re
@@ -30,7 +30,8 @@ from typing import Callable
 import pandas as pd
 
 from anachron.errors import AnachronError
-from anachron.llm.types import ChatRequest, ChatResult
+from anachron.llm.providers import MockProvider
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
 try:  # the real types when the retrieval package exists
     from anachron.retrieval.search import SearchError, SearchHit  # type: ignore
@@ -152,29 +153,26 @@ VALID_OUTPUT = {"evidence": [{"id": 1, "fact": "A fact.", "source_date": "2019-0
                 "prediction": None}
 
 
-class ScriptedProvider:
-    """Answers query-generation calls with ``queries(instance_id)`` and generation calls with JSON.
+def scripted_answer(queries: Callable[[str], str | None], prediction: Callable[[str], object]):
+    """A mock-provider script: query-generation calls get ``queries(instance_id)`` (``None``
+    gives a provider error), generation calls a valid output with ``prediction(instance_id)``."""
 
-    ``queries`` returns the raw text of the model's answer for an instance (or raises to
-    simulate a provider error). Every request is kept in ``requests``.
-    """
-
-    def __init__(self, queries: Callable[[str], str], prediction: Callable[[str], object]):
-        self.queries = queries
-        self.prediction = prediction
-        self.requests: list[ChatRequest] = []
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        await asyncio.sleep(0)
-        self.requests.append(request)
+    def answer(request: ChatRequest) -> str | ChatResult:
         iid, step = request.tag["instance_id"], request.tag["step"]
         if step == "queries":
-            text = self.queries(iid)
-            if text is None:
-                return ChatResult(error="APIError: upstream timeout")
-            return ChatResult(text=text, prompt_tokens=10, completion_tokens=10, finish_reason="stop")
-        out = dict(VALID_OUTPUT, prediction=self.prediction(iid))
-        return ChatResult(text=json.dumps(out), prompt_tokens=10, completion_tokens=10, finish_reason="stop")
+            text = queries(iid)
+            return ChatResult(error="APIError: upstream timeout") if text is None else text
+        return json.dumps(dict(VALID_OUTPUT, prediction=prediction(iid)))
+
+    return answer
+
+
+def scripted_provider(
+    spec: ModelSpec, queries: Callable[[str], str | None], prediction: Callable[[str], object]
+) -> MockProvider:
+    """The mock provider of ``spec`` answering with :func:`scripted_answer`; every request is
+    kept in ``requests``."""
+    return MockProvider(spec, answers=scripted_answer(queries, prediction))
 
 
 def stock_row(instance_id: str, cutoff: str, companies: list[tuple[str, str]], split: str = "eval") -> dict:

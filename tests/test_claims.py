@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.client import CallLog, LLMClient
+from anachron.llm.providers import MockProvider
+from anachron.llm.types import ChatResult, ModelSpec
 from anachron.verify.claims import (
     CATEGORIES,
     Claim,
@@ -415,25 +417,12 @@ def test_split_sentences():
 # --------------------------------------------------------------------------- LLM extraction
 
 
-class FakeClient:
-    """Scripted stand-in for LLMClient: answers each request with the next text of ``script``
-    (or ``script(request)`` when callable)."""
+SPEC = ModelSpec(name="fake", model="mock/fake", knowledge_cutoff="2024-06-01")
 
-    def __init__(self, script):
-        self.script = script
-        self.requests: list[ChatRequest] = []
-        self.spec = ModelSpec(name="fake", model="local/fake", knowledge_cutoff="2024-06-01")
 
-    def complete_many(self, requests, *, desc=None, progress=True):
-        out = []
-        for r in requests:
-            self.requests.append(r)
-            if callable(self.script):
-                t = self.script(r)
-            else:
-                t = self.script.pop(0)
-            out.append(t if isinstance(t, ChatResult) else ChatResult(text=t, cache_key=f"k{len(self.requests)}"))
-        return out
+def mock_client(answers) -> LLMClient:
+    """The real client (no cache) on the mock provider answering with ``answers``."""
+    return LLMClient(SPEC, None, CallLog(), provider=MockProvider(SPEC, answers=answers))
 
 
 ROW = {
@@ -556,14 +545,18 @@ def test_match_evidence_needs_the_same_numbers():
 
 
 def test_extract_claims_llm_batches_and_falls_back():
-    rows = [ROW, dict(ROW, instance_id="stock-2"), dict(ROW, instance_id="stock-3"), dict(ROW, instance_id="stock-4")]
+    # distinct cutoffs: identical prompts would share one call in the client
+    rows = [ROW, dict(ROW, instance_id="stock-2", cutoff_date="2019-11-29"), dict(ROW, instance_id="stock-3"),
+            dict(ROW, instance_id="stock-4", cutoff_date="2019-11-28")]
     outputs = [(EV2, RS2), (EV2, RS2), ([], ""), (EV2, RS2)]
-    client = FakeClient([json.dumps(GOOD), "garbage {", ChatResult(error="TimeoutError: slow")])
+    script = {"stock-1": json.dumps(GOOD), "stock-2": "garbage {", "stock-4": ChatResult(error="TimeoutError: slow")}
+    client = mock_client(lambda r: script[r.tag["instance_id"]])
     out = extract_claims_llm(client, "stock", rows, outputs, {"temperature": 0}, [STOCK] * 4)
-    assert len(client.requests) == 3  # the empty completion made no call
+    assert len(client.provider.requests) == 3  # the empty completion made no call
     (c0, t0), (c1, t1), (c2, t2), (c3, t3) = out
     assert t0["extractor"] == "llm" and t0["reason"] is None and t0["n_claims"] == len(c0) == 5
-    assert t0["cache_key"] == "k1"
+    first = next(r for r in client.provider.requests if r.tag["instance_id"] == "stock-1")
+    assert t0["cache_key"] == client.key_for(first)
     assert t1["extractor"] == "deterministic" and "fallback" in t1["reason"] and "JSON" in t1["reason"]
     assert c1 == extract_claims(EV2, RS2, STOCK)
     assert c2 == [] and t2["reason"] == "nothing to extract"
@@ -572,7 +565,7 @@ def test_extract_claims_llm_batches_and_falls_back():
 
 
 def test_extract_claims_llm_context_mapping_fills_task():
-    client = FakeClient(lambda r: json.dumps(GOOD))
+    client = mock_client(lambda r: json.dumps(GOOD))
     ctx = {k: v for k, v in STOCK.items() if k != "task"}
     (claims, trace), = extract_claims_llm(client, "stock", [ROW], [(EV2, RS2)], None, {"stock-1": ctx})
     # the rule category of the invalid-category claim used the stock context (task filled in)

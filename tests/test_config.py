@@ -1,10 +1,13 @@
 import copy
+import re
 
 import pytest
 import yaml
 
-from anachron.config import SCHEMA_PATH, check_ready, validate_config
+from anachron.config import SCHEMA_PATH, check_ready, load_schema, model_spec, validate_config
 from anachron.errors import ConfigError
+from anachron.llm.providers import PROVIDERS
+from anachron.llm.providers.mock import MockOptions
 
 
 @pytest.fixture()
@@ -68,3 +71,32 @@ def test_missing_api_key_reported_before_work(cfg, monkeypatch):
     validate_config(cfg)
     with pytest.raises(ConfigError, match="MY_ENDPOINT_KEY"):
         check_ready(cfg)
+
+
+def test_mock_model_is_accepted_and_ready(cfg, monkeypatch):
+    monkeypatch.delenv("ANACHRON_API_KEY", raising=False)
+    cfg["models"] = {"dry": {"model": "mock/dry", "knowledge_cutoff": "2024-06-30",
+                             "mock": {"answers": {"queries": ['[{"query": "x"}]']}, "latency_s": 0.01}}}
+    cfg["run"]["models"] = ["dry"]
+    out = validate_config(cfg)
+    assert out["models"]["dry"]["mock"]["failure_kind"] == "server_error"  # defaults filled in the block
+    spec = model_spec(out, "dry")
+    assert spec.provider == "mock" and MockOptions.of(spec).latency_s == 0.01
+    check_ready(out)  # no endpoint, key or model file needed
+
+
+def test_mock_options_are_checked_and_absent_elsewhere(cfg):
+    out = validate_config(copy.deepcopy(cfg))
+    assert "mock" not in out["models"]["smollm2"]  # no default block: other models' config hashes stay
+    cfg["models"]["dry"] = {"model": "mock/dry", "knowledge_cutoff": "2024-06-30", "mock": {"latency": 1}}
+    with pytest.raises(ConfigError, match=r"models\.dry\.mock.*latency"):
+        validate_config(cfg)
+
+
+def test_schema_accepts_every_registered_provider_and_mirrors_the_mock_options():
+    entry = load_schema()["properties"]["models"]["additionalProperties"]["properties"]
+    for prefix in PROVIDERS:
+        assert re.match(entry["model"]["pattern"], f"{prefix}/x")
+    assert not re.match(entry["model"]["pattern"], "anthropic/x")
+    block = entry["mock"]["properties"]
+    assert {k: v.get("default") for k, v in block.items()} == MockOptions().model_dump()

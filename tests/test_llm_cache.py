@@ -1,4 +1,4 @@
-"""Cache keys, the on-disk cache and LLMClient caching / concurrency / logging (fake provider)."""
+"""Cache keys, the on-disk cache and LLMClient caching / concurrency / logging (mock provider)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from anachron.llm.cache import LLMCache, cache_key, decoding_params
 from anachron.llm.client import CALL_LOG_COLUMNS, CallLog, LLMClient
+from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
 MSGS = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Rank AAPL, MSFT."}]
@@ -151,45 +152,26 @@ def test_concurrent_process_writers_never_leave_partial_files(tmp_path):
     assert json.loads(cache.path_for(k).read_text())["text"] == "x" * 5000
 
 
-# --------------------------------------------------------------------------- LLMClient with a fake provider
-
-
-class FakeProvider:
-    """Echoes the last user message; fails for messages containing 'FAIL'; counts calls and in-flight."""
-
-    def __init__(self, delay: float = 0.01):
-        self.calls = 0
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self.delay = delay
-        self.seen_params: list[dict] = []
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        self.calls += 1
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        self.seen_params.append(request.params)
-        try:
-            await asyncio.sleep(self.delay)
-            content = request.messages[-1]["content"]
-            if "FAIL" in content:
-                return ChatResult(error="RateLimitError: too many requests", latency_s=0.5)
-            return ChatResult(
-                text=f"echo:{content}:{request.sample_index}",
-                prompt_tokens=len(content),
-                completion_tokens=7,
-                latency_s=0.25,
-                finish_reason="stop",
-            )
-        finally:
-            self.in_flight -= 1
+# --------------------------------------------------------------------------- LLMClient with the mock provider
 
 
 def spec(**over):
-    base = dict(name="fake", model="openai/fake-model", knowledge_cutoff="2024-01-01", concurrency=3,
-                params={"temperature": 0.0, "max_tokens": 64})
+    base = dict(name="fake", model="mock/fake-model", knowledge_cutoff="2024-01-01", concurrency=3,
+                params={"temperature": 0.0, "max_tokens": 64}, mock={"latency_s": 0.01})
     base.update(over)
     return ModelSpec(**base)
+
+
+def echo(request: ChatRequest) -> str | ChatResult:
+    """Echoes the last user message with the sample index; fails for messages containing 'FAIL'."""
+    content = request.messages[-1]["content"]
+    if "FAIL" in content:
+        return ChatResult(error="RateLimitError: too many requests", latency_s=0.5)
+    return f"echo:{content}:{request.sample_index}"
+
+
+def fake_provider(**over) -> MockProvider:
+    return MockProvider(spec(**over), answers=echo)
 
 
 def reqs(n, prefix="q"):
@@ -200,19 +182,19 @@ def reqs(n, prefix="q"):
 
 
 def test_second_run_makes_no_provider_calls(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     log = CallLog()
     client = LLMClient(spec(), LLMCache(tmp_path), log, provider=fake)
     first = client.complete_many(reqs(10), progress=False)
-    assert fake.calls == 10
+    assert len(fake.requests) == 10
     assert all(r.ok and not r.cache_hit for r in first)
 
     # a fresh client on the same cache (as in a resumed run) with other operational settings
-    fake2 = FakeProvider()
+    fake2 = fake_provider()
     log2 = CallLog()
     client2 = LLMClient(spec(concurrency=1, max_retries=0, timeout_s=1), LLMCache(tmp_path), log2, provider=fake2)
     second = client2.complete_many(reqs(10), progress=False)
-    assert fake2.calls == 0
+    assert len(fake2.requests) == 0
     assert [r.text for r in second] == [r.text for r in first]
     assert [(r.prompt_tokens, r.completion_tokens, r.finish_reason) for r in second] == [
         (r.prompt_tokens, r.completion_tokens, r.finish_reason) for r in first
@@ -227,27 +209,27 @@ def test_second_run_makes_no_provider_calls(tmp_path):
 
 
 def test_tag_is_not_part_of_the_key(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     client = LLMClient(spec(), LLMCache(tmp_path), CallLog(), provider=fake)
     a = ChatRequest(messages=[{"role": "user", "content": "x"}], tag={"instance_id": "a"})
     b = ChatRequest(messages=[{"role": "user", "content": "x"}], tag={"instance_id": "b", "step": 2})
     client.complete_many([a], progress=False)
     (rb,) = client.complete_many([b], progress=False)
-    assert fake.calls == 1 and rb.cache_hit
+    assert len(fake.requests) == 1 and rb.cache_hit
 
 
 def test_sample_index_gives_separate_entries(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     client = LLMClient(spec(), LLMCache(tmp_path), CallLog(), provider=fake)
     rs = [ChatRequest(messages=[{"role": "user", "content": "x"}], sample_index=k) for k in range(4)]
     out = client.complete_many(rs, progress=False)
-    assert fake.calls == 4
+    assert len(fake.requests) == 4
     assert [r.text for r in out] == [f"echo:x:{k}" for k in range(4)]
     assert len({r.cache_key for r in out}) == 4
 
 
 def test_failed_results_are_not_cached(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     log = CallLog()
     cache = LLMCache(tmp_path)
     client = LLMClient(spec(), cache, log, provider=fake)
@@ -257,14 +239,14 @@ def test_failed_results_are_not_cached(tmp_path):
     assert out[2].text == "" and "RateLimitError" in out[2].error
     assert len(cache) == 2
     out2 = client.complete_many(rs, progress=False)
-    assert fake.calls == 4  # only the failed one was retried
+    assert len(fake.requests) == 4  # only the failed one was retried
     assert [r.cache_hit for r in out2] == [True, True, False]
     df = log.to_frame()
     assert df["error"].notna().sum() == 2
 
 
 def test_concurrency_bound_and_order(tmp_path):
-    fake = FakeProvider(delay=0.02)
+    fake = fake_provider(mock={"latency_s": 0.02})
     client = LLMClient(spec(concurrency=3), LLMCache(tmp_path), CallLog(), provider=fake)
     rs = reqs(25)
     out = client.complete_many(rs, progress=False)
@@ -273,25 +255,25 @@ def test_concurrency_bound_and_order(tmp_path):
 
 
 def test_identical_requests_in_one_batch_share_one_call(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     log = CallLog()
     client = LLMClient(spec(), LLMCache(tmp_path), log, provider=fake)
     same = [ChatRequest(messages=[{"role": "user", "content": "dup"}], tag={"instance_id": f"i{i}"}) for i in range(5)]
     out = client.complete_many(same, progress=False)
-    assert fake.calls == 1
+    assert len(fake.requests) == 1
     assert len({r.text for r in out}) == 1
     assert sum(not r.cache_hit for r in out) == 1
     assert len(log) == 5
 
 
 def test_spec_params_merge_and_request_overrides(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     client = LLMClient(spec(), LLMCache(tmp_path), CallLog(), provider=fake)
     r = ChatRequest(messages=[{"role": "user", "content": "x"}], params={"temperature": 0.6, "timeout": 5})
     client.complete_many([r], progress=False)
-    assert fake.seen_params == [{"temperature": 0.6, "max_tokens": 64}]
+    assert [r.params for r in fake.requests] == [{"temperature": 0.6, "max_tokens": 64}]
     # the key equals the one computed from the merged decoding params
-    assert client.key_for(r) == cache_key("openai", "fake-model", r.messages, {"max_tokens": 64, "temperature": 0.6}, None, 0)
+    assert client.key_for(r) == cache_key("mock", "fake-model", r.messages, {"max_tokens": 64, "temperature": 0.6}, None, 0)
 
 
 def test_provider_exception_becomes_error_result(tmp_path):
@@ -307,7 +289,7 @@ def test_provider_exception_becomes_error_result(tmp_path):
 
 
 def test_complete_many_inside_running_loop(tmp_path):
-    fake = FakeProvider()
+    fake = fake_provider()
     client = LLMClient(spec(), LLMCache(tmp_path), CallLog(), provider=fake)
 
     async def main():

@@ -1,4 +1,4 @@
-"""The LLM date-plausibility verifier (layer 3) with a scripted fake client, plus one slow SmolLM2 check."""
+"""The LLM date-plausibility verifier (layer 3) on the scripted mock provider, plus one slow SmolLM2 check."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from anachron.llm.client import CallLog, LLMClient
+from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.verify.llm_layer import (
     BATCH_SIZE,
@@ -19,24 +21,25 @@ from anachron.verify.llm_layer import (
 )
 
 
-class FakeClient:
-    """Stand-in for LLMClient: ``script(request) -> text | ChatResult``; records every request and batch."""
+SPEC = ModelSpec(name="fake", model="mock/fake", knowledge_cutoff="2024-06-01")
+
+
+class MockClient(LLMClient):
+    """The real client (no cache) on the mock provider answering ``script(request) -> text | ChatResult``;
+    records the size of every ``complete_many`` batch."""
 
     def __init__(self, script):
-        self.script = script
-        self.requests: list[ChatRequest] = []
+        super().__init__(SPEC, None, CallLog(), provider=MockProvider(SPEC, answers=script))
         self.batches: list[int] = []
-        self.spec = ModelSpec(name="fake", model="local/fake", knowledge_cutoff="2024-06-01")
+
+    @property
+    def requests(self) -> list[ChatRequest]:
+        return self.provider.requests
 
     def complete_many(self, requests, *, desc=None, progress=True):
         requests = list(requests)
         self.batches.append(len(requests))
-        out = []
-        for r in requests:
-            self.requests.append(r)
-            t = self.script(r)
-            out.append(t if isinstance(t, ChatResult) else ChatResult(text=t))
-        return out
+        return super().complete_many(requests, desc=desc, progress=progress)
 
 
 def _items_of(req: ChatRequest) -> list[dict]:
@@ -86,7 +89,7 @@ def test_schema_is_grammar_safe():
 def test_batches_of_80_grouped_by_cutoff():
     items = _items(100, "2019-11-30") + _items(70, "2020-06-30")
     items = items[:50] + items[100:135] + items[50:100] + items[135:]  # interleave the two cutoffs
-    client = FakeClient(all_plausible)
+    client = MockClient(all_plausible)
     out = check_plausibility(client, items, {"temperature": 0})
     sizes = [(_cutoff_of(r), len(_items_of(r))) for r in client.requests]
     assert sizes == [("2019-11-30", 80), ("2019-11-30", 20), ("2020-06-30", 70)]
@@ -116,7 +119,7 @@ def test_results_in_input_order_with_corrections():
                 verdicts.append({"index": it["index"], "plausible": "false", "corrected_date": None, "reason": "too early"})
         return json.dumps(verdicts)  # a bare array is accepted as well
 
-    out = check_plausibility(FakeClient(script), items, None, batch_size=80)
+    out = check_plausibility(MockClient(script), items, None, batch_size=80)
     assert out[0] == LLMVerdict(False, dt.date(2020, 1, 30), "full-year results come out in late January", "ok")
     assert out[1] == LLMVerdict(True, None, "ok", "ok")  # a correction beside plausible=true is ignored
     assert out[2] == LLMVerdict(False, None, "too early", "ok")
@@ -124,7 +127,7 @@ def test_results_in_input_order_with_corrections():
 
 
 def test_invalid_json_twice_falls_back_with_reason():
-    client = FakeClient(lambda req: "Sure, the dates look fine to me!")
+    client = MockClient(lambda req: "Sure, the dates look fine to me!")
     out = check_plausibility(client, _items(3), None)
     assert [r.sample_index for r in client.requests] == [0, 1]  # retried once, distinct cache key
     assert client.batches == [1, 1]
@@ -141,7 +144,7 @@ def test_invalid_then_valid_uses_the_retry():
         nxt = next(answers)
         return all_plausible(req) if nxt is None else nxt
 
-    out = check_plausibility(FakeClient(script), _items(4), None)
+    out = check_plausibility(MockClient(script), _items(4), None)
     assert all(v.status == "ok" and v.plausible for v in out)
 
 
@@ -153,7 +156,7 @@ def test_only_bad_batches_are_retried():
             return "```json\n[{\"index\": 0, \"plausible\": tru\n```"
         return all_plausible(req)
 
-    client = FakeClient(script)
+    client = MockClient(script)
     out = check_plausibility(client, items, None)
     assert client.batches == [2, 1]
     assert [(_cutoff_of(r), r.sample_index) for r in client.requests][-1] == ("2020-06-30", 1)
@@ -171,7 +174,7 @@ def test_partial_answers_keep_valid_verdicts():
             {"index": 9, "plausible": True, "corrected_date": None, "reason": "x"},
         ]})
 
-    client = FakeClient(script)
+    client = MockClient(script)
     out = check_plausibility(client, _items(4), None)
     assert [r.sample_index for r in client.requests] == [0, 1]
     assert out[0] == LLMVerdict(False, dt.date(2019, 11, 5), "quarterly lag", "ok")
@@ -188,17 +191,17 @@ def test_retry_fills_the_gaps_of_the_first_answer():
         return json.dumps([{"index": 0, "plausible": False, "corrected_date": "2019-11-02", "reason": "second"},
                            {"index": 1, "plausible": True, "corrected_date": None, "reason": "second"}])
 
-    out = check_plausibility(FakeClient(script), _items(2), None)
+    out = check_plausibility(MockClient(script), _items(2), None)
     assert [(v.reason, v.status) for v in out] == [("first", "ok"), ("second", "ok")]
 
 
 def test_call_errors_fall_back():
-    out = check_plausibility(FakeClient(lambda r: ChatResult(error="TimeoutError: slow")), _items(2), None)
+    out = check_plausibility(MockClient(lambda r: ChatResult(error="TimeoutError: slow")), _items(2), None)
     assert all(v.status == "fallback" and "TimeoutError" in v.reason for v in out)
 
 
 def test_empty_and_bad_batch_size():
-    client = FakeClient(all_plausible)
+    client = MockClient(all_plausible)
     assert check_plausibility(client, [], None) == [] and client.requests == []
     with pytest.raises(ValueError):
         check_plausibility(client, _items(1), None, batch_size=0)
@@ -230,7 +233,6 @@ def test_parse_verdicts(text, n_ok):
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_smollm2_schemas_compile_and_never_raise(tmp_path):
     from anachron.llm.cache import LLMCache
-    from anachron.llm.client import CallLog, LLMClient
     from anachron.llm.providers import LocalLlamaProvider, check_provider_ready
     from anachron.verify.claims import extract_claims_llm
     from anachron.verify.llm_layer import BATCH_SIZE as B

@@ -11,7 +11,8 @@ import pytest
 
 from anachron.llm.cache import LLMCache
 from anachron.llm.client import CallLog, LLMClient
-from anachron.llm.providers import LocalLlamaProvider, check_provider_ready, gbnf_friendly_pattern
+from anachron.llm.providers import LocalLlamaProvider, check_provider_ready
+from anachron.llm.providers.llama_cpp import gbnf_friendly_pattern
 from anachron.llm.types import ChatRequest, ModelSpec, SchemaError
 
 pytestmark = [

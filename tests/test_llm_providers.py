@@ -1,4 +1,4 @@
-"""OpenAICompatProvider against a local fake HTTP server; provider readiness checks."""
+"""OpenAICompatProvider against a local fake HTTP server; the provider registry and readiness checks."""
 
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from anachron.errors import ConfigError
 from anachron.llm.cache import LLMCache
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import (
+    PROVIDERS,
     LocalLlamaProvider,
+    MockProvider,
     OpenAICompatProvider,
     check_provider_ready,
     make_provider,
+    provider_class,
 )
-from anachron.llm.types import ChatRequest, ModelSpec
+from anachron.llm.types import KNOWN_PROVIDERS, ChatRequest, ModelSpec
 
 SECRET = "sk-test-SECRET-do-not-print-0123456789"
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -308,5 +311,42 @@ def test_missing_gguf_is_a_config_error(tmp_path):
 
 
 def test_unknown_provider_is_rejected():
-    with pytest.raises(ConfigError, match="models.x.model"):
+    with pytest.raises(ConfigError, match="models.x.model") as ei:
         ModelSpec.from_config("x", {"model": "anthropic/claude", "knowledge_cutoff": "2024-01-01"})
+    assert "'anthropic'" in str(ei.value) and "local, openai, mock" in str(ei.value)
+    # a spec that skipped validation still meets a clear error in the registry
+    bad = ModelSpec.model_construct(name="x", model="anthropic/claude")
+    for call in (provider_class, make_provider, check_provider_ready):
+        with pytest.raises(ConfigError, match=r"unknown provider 'anthropic' \(config key models\.x\.model\)"):
+            call(bad)
+
+
+def test_registry_maps_prefixes_to_provider_classes(env, tmp_path):
+    assert PROVIDERS == {"local": LocalLlamaProvider, "openai": OpenAICompatProvider, "mock": MockProvider}
+    assert tuple(PROVIDERS) == KNOWN_PROVIDERS  # what ModelSpec accepts is what the registry serves
+    env("http://localhost:8000/v1")
+    specs = {
+        "local": ModelSpec(name="l", model="local/tiny", knowledge_cutoff="2024-06-01", gguf_path=str(tmp_path / "t.gguf")),
+        "openai": make_spec(),
+        "mock": ModelSpec(name="m", model="mock/anything/at/all", knowledge_cutoff="2024-06-01"),
+    }
+    for prefix, spec in specs.items():
+        assert spec.provider == prefix and provider_class(spec) is PROVIDERS[prefix]
+        assert type(make_provider(spec)) is PROVIDERS[prefix]
+    with pytest.raises(ConfigError, match="needs a 'mock/...' model"):
+        MockProvider(specs["local"])
+
+
+def test_readiness_is_per_provider(monkeypatch, tmp_path):
+    monkeypatch.delenv("ANACHRON_API_KEY", raising=False)
+    monkeypatch.delenv("ANACHRON_BASE_URL", raising=False)
+    mock = ModelSpec(name="m", model="mock/m", knowledge_cutoff="2024-06-01", gguf_path=str(tmp_path / "nope.gguf"))
+    check_provider_ready(mock)  # no endpoint, no GGUF, no llama-cpp needed
+    assert MockProvider.readiness_problems(mock) == []
+    remote = ModelSpec(name="r", model="openai/m", knowledge_cutoff="2024-06-01")
+    problems = OpenAICompatProvider.readiness_problems(remote)
+    assert len(problems) == 2 and "ANACHRON_API_KEY" in problems[0] and "ANACHRON_BASE_URL" in problems[1]
+    local = ModelSpec(name="l", model="local/m", knowledge_cutoff="2024-06-01", gguf_path=str(tmp_path / "nope.gguf"))
+    assert any("GGUF file not found" in p for p in LocalLlamaProvider.readiness_problems(local))
+    with pytest.raises(ConfigError, match="ANACHRON_API_KEY.*; .*ANACHRON_BASE_URL"):
+        check_provider_ready(remote)

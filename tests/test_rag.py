@@ -10,6 +10,7 @@ import pytest
 
 from anachron.errors import ConfigError
 from anachron.llm.client import CallLog, LLMClient
+from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatResult, ModelSpec
 from anachron.methods.base import generation_request
 from anachron.methods.rag import (
@@ -29,9 +30,19 @@ from anachron.methods.rag import (
 )
 from anachron.tasks.legal import LegalTask
 from anachron.tasks.stock import StockTask
-from fictional_corpus import CORPUS, ENTITIES, FakeSearch, FakeValidity, ScriptedProvider, SearchHit, query_json, stock_row
+from fictional_corpus import (
+    CORPUS,
+    ENTITIES,
+    FakeSearch,
+    FakeValidity,
+    SearchHit,
+    query_json,
+    scripted_answer,
+    scripted_provider,
+    stock_row,
+)
 
-SPEC = ModelSpec(name="fake", model="openai/fake-model", knowledge_cutoff="2023-01-01", concurrency=2)
+SPEC = ModelSpec(name="fake", model="mock/fake-model", knowledge_cutoff="2023-01-01", concurrency=2)
 COMPANIES = [("CYGR", "Cygnet Robotics"), ("ESKF", "Eskerfield Foods")]
 
 
@@ -39,8 +50,8 @@ def _client(provider) -> LLMClient:
     return LLMClient(SPEC, None, CallLog(), provider=provider)
 
 
-def _provider(answers: dict[str, str | None], tickers: tuple[str, ...] = ("CYGR", "ESKF")) -> ScriptedProvider:
-    return ScriptedProvider(lambda iid: answers[iid], lambda iid: list(tickers))
+def _provider(answers: dict[str, str | None], tickers: tuple[str, ...] = ("CYGR", "ESKF")) -> MockProvider:
+    return scripted_provider(SPEC, lambda iid: answers[iid], lambda iid: list(tickers))
 
 
 def _instances(*rows: dict) -> pd.DataFrame:
@@ -278,14 +289,13 @@ def test_bad_config_is_a_config_error():
 
 
 def test_generation_error_is_recorded_not_raised():
-    class Failing(ScriptedProvider):
-        async def complete(self, request):
-            if request.tag["step"] == "generate":
-                return ChatResult(error="APIError: 500")
-            return await super().complete(request)
+    script = scripted_answer(lambda iid: query_json("Cygnet Robotics 2022"), lambda iid: None)
+
+    def failing(request):
+        return ChatResult(error="APIError: 500") if request.tag["step"] == "generate" else script(request)
 
     row = stock_row("s1", "2022-06-01", COMPANIES)
-    prov = Failing(lambda iid: query_json("Cygnet Robotics 2022"), lambda iid: None)
+    prov = MockProvider(SPEC, answers=failing)
     (res,), calls = run_rag_enforced(_instances(row), StockTask(), _client(prov), params={}, search=FakeSearch(),
                                      queries_min=1, queries_max=2)
     assert res.llm_error == "APIError: 500" and res.parsed.status == "empty" and len(calls) == 1

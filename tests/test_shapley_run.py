@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import numpy as np
 import pandas as pd
 
 from anachron.llm.client import CallLog, LLMClient
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.providers import MockProvider
+from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.methods.supervised import FACTS_HEADER
 from anachron.metrics.shapley_run import aggregate_shapley, shapley_for_run
 from anachron.tasks.stock import StockTask
 from fictional_corpus import stock_row
 
-SPEC = ModelSpec(name="fake", model="openai/fake-model", knowledge_cutoff="2023-01-01", concurrency=4)
+SPEC = ModelSpec(name="fake", model="mock/fake-model", knowledge_cutoff="2023-01-01", concurrency=4)
 COMPANIES = [("CYGR", "Cygnet Robotics"), ("ESKF", "Eskerfield Foods")]
 FACTS = [
     "Cygnet Robotics won a large defence contract.",  # pushes CYGR first (the true ranking)
@@ -25,23 +25,19 @@ FACTS = [
 ]
 
 
-class CoalitionProvider:
-    """Ranks CYGR first when the prompt's fact list holds a 'won' or 'lost' fact; garbles when asked."""
+def coalition_provider(garble: str | None = None) -> MockProvider:
+    """The mock provider ranking CYGR first when the prompt's fact list holds a 'won' or 'lost'
+    fact; it garbles when the list holds ``garble``."""
 
-    def __init__(self, garble: str | None = None):
-        self.requests: list[ChatRequest] = []
-        self.garble = garble
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        await asyncio.sleep(0)
-        self.requests.append(request)
+    def answer(request: ChatRequest) -> str:
         user = request.messages[-1]["content"]
         listed = user.split("\n\n")[0] if user.startswith(FACTS_HEADER) else ""
-        if self.garble and self.garble in listed:
-            return ChatResult(text="the model rambles", finish_reason="stop")
+        if garble and garble in listed:
+            return "the model rambles"
         good = "won a large" in listed or "lost its biggest" in listed
-        pred = ["CYGR", "ESKF"] if good else ["ESKF", "CYGR"]
-        return ChatResult(text=json.dumps({"prediction": pred}), finish_reason="stop")
+        return json.dumps({"prediction": ["CYGR", "ESKF"] if good else ["ESKF", "CYGR"]})
+
+    return MockProvider(SPEC, answers=answer)
 
 
 def _inputs(n_facts: int, leaked: list[bool]):
@@ -56,7 +52,7 @@ def _inputs(n_facts: int, leaked: list[bool]):
 
 
 def test_exact_shapley_from_model_calls_is_efficient_and_attributes_to_the_deciding_facts():
-    provider = CoalitionProvider()
+    provider = coalition_provider()
     client = LLMClient(SPEC, None, CallLog(), provider=provider)
     run, claims, instances = _inputs(4, [True, False, False, False])
     phi, per = shapley_for_run(run, claims, instances, StockTask(), client, params={}, budget=16, seed=0)
@@ -74,7 +70,7 @@ def test_exact_shapley_from_model_calls_is_efficient_and_attributes_to_the_decid
 
 
 def test_leverage_shap_stays_within_the_call_budget():
-    provider = CoalitionProvider()
+    provider = coalition_provider()
     client = LLMClient(SPEC, None, CallLog(), provider=provider)
     run, claims, instances = _inputs(4, [False, False, True, False])
     phi, per = shapley_for_run(run, claims, instances, StockTask(), client, params={}, budget=8, seed=3,
@@ -88,7 +84,7 @@ def test_leverage_shap_stays_within_the_call_budget():
 
 
 def test_unparsed_coalitions_are_imputed_and_counted():
-    provider = CoalitionProvider(garble="bakery")
+    provider = coalition_provider(garble="bakery")
     client = LLMClient(SPEC, None, CallLog(), provider=provider)
     run, claims, instances = _inputs(3, [True, False, False])
     phi, per = shapley_for_run(run, claims, instances, StockTask(), client, params={}, budget=8, seed=0)
@@ -112,12 +108,8 @@ def test_value_calls_use_a_probability_grid_and_repair_rankings():
 
 
 def test_repeated_tickers_in_a_coalition_answer_are_repaired_not_failed():
-    class Repeats(CoalitionProvider):
-        async def complete(self, request):
-            self.requests.append(request)
-            return ChatResult(text='{"prediction": ["ESKF", "ESKF"]}', finish_reason="stop")
-
-    client = LLMClient(SPEC, None, CallLog(), provider=Repeats())
+    repeats = MockProvider(SPEC, answers=['{"prediction": ["ESKF", "ESKF"]}'])
+    client = LLMClient(SPEC, None, CallLog(), provider=repeats)
     run, claims, instances = _inputs(2, [False, False])
     _, per = shapley_for_run(run, claims, instances, StockTask(), client, params={}, budget=8, seed=0)
     assert per["n_failed"].iloc[0] == 0 and np.isclose(per["v_all"].iloc[0], 0.0)  # ESKF, CYGR: the wrong order

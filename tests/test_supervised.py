@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pandas as pd
 import pytest
 
 from anachron.llm.client import CallLog, LLMClient
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.providers import MockProvider
+from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.methods.supervised import (
     AVOID_HEADER,
     CLOSED_WORLD_RULE,
@@ -26,7 +26,7 @@ from anachron.tasks.stock import StockTask
 from anachron.verify.dates import find_periods
 from fictional_corpus import SearchHit, query_json, stock_row
 
-SPEC = ModelSpec(name="fake", model="openai/fake-model", knowledge_cutoff="2023-01-01", concurrency=2)
+SPEC = ModelSpec(name="fake", model="mock/fake-model", knowledge_cutoff="2023-01-01", concurrency=2)
 COMPANIES = [("CYGR", "Cygnet Robotics"), ("ESKF", "Eskerfield Foods")]
 CUTOFF = "2019-11-30"
 
@@ -39,24 +39,17 @@ def _answer(evidence: list[dict], prediction=("CYGR", "ESKF")) -> str:
     return json.dumps({"evidence": evidence, "reasoning": "See [1] and [2].", "prediction": list(prediction)})
 
 
-class StepProvider:
-    """Answers by the request's step tag; unknown steps get text that is not JSON."""
-
-    def __init__(self, answers: dict[str, str]):
-        self.answers = answers
-        self.requests: list[ChatRequest] = []
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        await asyncio.sleep(0)
-        self.requests.append(request)
-        text = self.answers.get(request.tag.get("step"), "I cannot answer that.")
-        return ChatResult(text=text, prompt_tokens=5, completion_tokens=5, finish_reason="stop")
-
-    def by_step(self, step: str) -> list[ChatRequest]:
-        return [r for r in self.requests if r.tag.get("step") == step]
+def step_provider(answers: dict[str, str]) -> MockProvider:
+    """The mock provider answering by the request's step tag; unknown steps get text that is not JSON."""
+    return MockProvider(SPEC, answers=lambda r: answers.get(r.tag.get("step"), "I cannot answer that."))
 
 
-def _run_sc(provider: StepProvider, **kw):
+def by_step(provider: MockProvider, step: str) -> list[ChatRequest]:
+    """The requests ``provider`` received for ``step``, in arrival order."""
+    return [r for r in provider.requests if r.tag.get("step") == step]
+
+
+def _run_sc(provider: MockProvider, **kw):
     client = LLMClient(SPEC, None, CallLog(), provider=provider)
     rows = pd.DataFrame([stock_row("s1", CUTOFF, COMPANIES)])
     return run_self_correction(rows, StockTask(), client, params={"temperature": 0}, extractor="deterministic", **kw)
@@ -82,7 +75,7 @@ def test_scrub_and_avoid_list_carry_no_dates_or_temporal_words():
 
 
 def test_self_correction_regenerates_without_flagged_fact_and_aggregates_validated_facts():
-    provider = StepProvider(
+    provider = step_provider(
         {
             "generate": _answer([LEAK, CLEAN]),
             "regenerate": _answer([NEW, CLEAN]),
@@ -91,14 +84,14 @@ def test_self_correction_regenerates_without_flagged_fact_and_aggregates_validat
     )
     (res,) = _run_sc(provider)
     # the flagged fact goes to the regeneration as a plain avoid-list, without its date
-    (regen,) = provider.by_step("regenerate")
+    (regen,) = by_step(provider, "regenerate")
     user = regen.messages[-1]["content"]
     assert AVOID_HEADER in user and "Cygnet Robotics shares fell 30%" in user
     avoid = user[user.index(AVOID_HEADER):]
     assert find_periods(avoid) == [] and TEMPORAL_WORDS.search(avoid.replace(AVOID_HEADER, "")) is None
-    assert regen.messages[0] == provider.by_step("generate")[0].messages[0]  # system prompt unchanged
+    assert regen.messages[0] == by_step(provider, "generate")[0].messages[0]  # system prompt unchanged
     # the aggregator sees only validated facts (both rounds), as plain text, in a closed world
-    (agg,) = provider.by_step("aggregate")
+    (agg,) = by_step(provider, "aggregate")
     system, user = agg.messages[0]["content"], agg.messages[-1]["content"]
     assert CLOSED_WORLD_RULE in system
     facts_block = user[: user.index("\n\n")]
@@ -122,17 +115,17 @@ def test_self_correction_regenerates_without_flagged_fact_and_aggregates_validat
 
 
 def test_self_correction_without_flags_skips_regeneration_but_still_aggregates():
-    provider = StepProvider({"generate": _answer([CLEAN]), "aggregate": _answer([CLEAN])})
+    provider = step_provider({"generate": _answer([CLEAN]), "aggregate": _answer([CLEAN])})
     (res,) = _run_sc(provider)
-    assert provider.by_step("regenerate") == []
-    assert len(provider.by_step("aggregate")) == 1
+    assert by_step(provider, "regenerate") == []
+    assert len(by_step(provider, "aggregate")) == 1
     assert [t["step"] for t in res.trace] == ["generate", "supervise", "aggregate"]
 
 
 def test_unparseable_generation_leads_to_an_empty_closed_world():
-    provider = StepProvider({"generate": "not json at all", "aggregate": json.dumps({"evidence": [], "reasoning": "", "prediction": ["CYGR", "ESKF"]})})
+    provider = step_provider({"generate": "not json at all", "aggregate": json.dumps({"evidence": [], "reasoning": "", "prediction": ["CYGR", "ESKF"]})})
     (res,) = _run_sc(provider)
-    (agg,) = provider.by_step("aggregate")
+    (agg,) = by_step(provider, "aggregate")
     assert agg.response_schema["properties"]["evidence"]["maxItems"] == 0
     assert FACTS_HEADER not in agg.messages[-1]["content"]
     assert res.trace[1]["n_claims"] == 0
@@ -173,7 +166,7 @@ def test_timespec_dates_claims_by_unfiltered_search_and_regenerates():
     ]
     search = DatedSearch(hits)
     late = {"id": 1, "fact": "Cygnet Robotics announced the closure of its Ohio plant.", "source_date": "2019-11-01"}
-    provider = StepProvider(
+    provider = step_provider(
         {
             "queries": query_json(*[f"Cygnet Robotics q{i} 2019" for i in range(7)]),
             "generate": _answer([late, CLEAN]),
@@ -193,9 +186,9 @@ def test_timespec_dates_claims_by_unfiltered_search_and_regenerates():
     # generation searched with the as-of filter (tool calls), verification without it
     assert set(tool_calls["mode"]) == {"enforced"} and set(tool_calls["method"]) == {"timespec"}
     assert None in search.as_of and any(a is not None for a in search.as_of)
-    assert len(provider.by_step("regenerate")) == 1
+    assert len(by_step(provider, "regenerate")) == 1
     # the generator never sees search results of the verification: its prompts hold no 2020 hit
-    for r in provider.by_step("generate") + provider.by_step("regenerate"):
+    for r in by_step(provider, "generate") + by_step(provider, "regenerate"):
         assert "factories closed across the region" not in json.dumps(r.messages)
 
 
@@ -203,4 +196,4 @@ def test_max_regenerations_must_be_0_or_1():
     from anachron.errors import ConfigError
 
     with pytest.raises(ConfigError, match="max_regenerations"):
-        _run_sc(StepProvider({}), max_regenerations=2)
+        _run_sc(step_provider({}), max_regenerations=2)

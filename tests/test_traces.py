@@ -18,9 +18,9 @@ from anachron.methods.rag import TOOL_CALL_COLUMNS, run_rag_enforced, run_rag_un
 from anachron.metrics.core import METRIC_COLUMNS
 from anachron.metrics.traces import TRACE_SCORE_COLUMNS, aggregate_traces, call_flags, trace_instance_scores
 from anachron.tasks.stock import StockTask
-from fictional_corpus import FakeSearch, FakeValidity, ScriptedProvider, query_json, stock_row
+from fictional_corpus import FakeSearch, FakeValidity, query_json, scripted_provider, stock_row
 
-SPEC = ModelSpec(name="fake", model="openai/fake-model", knowledge_cutoff="2023-01-01")
+SPEC = ModelSpec(name="fake", model="mock/fake-model", knowledge_cutoff="2023-01-01")
 
 #: instance -> (cutoff, companies, queries the "model" writes)
 EXAMPLES = {
@@ -43,7 +43,7 @@ EXAMPLES = {
 def _run(mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows = [stock_row(iid, cutoff, comps) for iid, (cutoff, comps, _) in EXAMPLES.items()]
     tickers = {iid: [t for t, _ in comps] for iid, (_, comps, _) in EXAMPLES.items()}
-    prov = ScriptedProvider(lambda iid: query_json(*EXAMPLES[iid][2]), lambda iid: tickers[iid])
+    prov = scripted_provider(SPEC, lambda iid: query_json(*EXAMPLES[iid][2]), lambda iid: tickers[iid])
     client = LLMClient(SPEC, None, CallLog(), provider=prov)
     runner = run_rag_enforced if mode == "enforced" else run_rag_unrestricted
     instances = pd.DataFrame(rows)

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pandas as pd
 import pytest
 
 from anachron.llm.client import CallLog, LLMClient
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.providers import MockProvider
+from anachron.llm.types import ModelSpec
 from anachron.verify.pipeline import verify_run, verify_table
 
-SPEC = ModelSpec(name="verifier", model="openai/fake-verifier", knowledge_cutoff="2025-01-01")
+SPEC = ModelSpec(name="verifier", model="mock/fake-verifier", knowledge_cutoff="2025-01-01")
 CUTOFF = "2019-11-30"
-
-
-class Scripted:
-    """Answers every plausibility call with ``answer(request)``; records the requests."""
-
-    def __init__(self, answer):
-        self.answer = answer
-        self.requests: list[ChatRequest] = []
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        await asyncio.sleep(0)
-        self.requests.append(request)
-        return ChatResult(text=self.answer(request), finish_reason="stop")
 
 
 def _run(evidence, reasoning="Based on [1] and [2], Acme looks strong."):
@@ -61,7 +48,7 @@ def test_llm_layer_corrects_a_too_early_date():
             {"index": 1, "plausible": True, "corrected_date": None, "reason": "fine"},
         ]})
 
-    prov = Scripted(answer)
+    prov = MockProvider(SPEC, answers=answer)
     client = LLMClient(SPEC, None, CallLog(), provider=prov)
     claims = verify_run(_run(EVIDENCE, ""), {"i1": {"cutoff_date": CUTOFF}}, layers=("grounded", "rules", "llm"),
                         task_name="stock", llm={"client": client, "params": {}, "batch_size": 80})
@@ -72,7 +59,7 @@ def test_llm_layer_corrects_a_too_early_date():
 
 
 def test_invalid_verifier_json_is_retried_once_then_falls_back_to_rules_with_reason():
-    prov = Scripted(lambda req: "Sure! Both dates look fine to me.")
+    prov = MockProvider(SPEC, answers=lambda req: "Sure! Both dates look fine to me.")
     client = LLMClient(SPEC, None, CallLog(), provider=prov)
     claims = verify_run(_run(EVIDENCE, ""), {"i1": {"cutoff_date": CUTOFF}}, layers=("grounded", "rules", "llm"),
                         task_name="stock", llm={"client": client, "params": {}, "batch_size": 80})

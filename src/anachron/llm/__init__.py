@@ -9,13 +9,16 @@ Typical use::
     results = client.complete_many([ChatRequest(messages=[...], response_schema=schema)])
     log.to_frame()                                  # one row per call
 
-``openai`` and ``llama_cpp`` are imported only when a provider needs them.
+``openai`` and ``llama_cpp`` are imported only when a provider needs them. A ``mock/...`` model
+(:class:`MockProvider`) needs neither and answers in milliseconds.
 """
 
 from anachron.llm.cache import DECODING_PARAMS, LLMCache, cache_key, decoding_params
 from anachron.llm.client import CALL_LOG_COLUMNS, CallLog, LLMClient
 from anachron.llm.providers import (
+    PROVIDERS,
     LocalLlamaProvider,
+    MockProvider,
     OpenAICompatProvider,
     Provider,
     check_provider_ready,
@@ -34,8 +37,10 @@ __all__ = [
     "LLMCache",
     "LLMClient",
     "LocalLlamaProvider",
+    "MockProvider",
     "ModelSpec",
     "OpenAICompatProvider",
+    "PROVIDERS",
     "Provider",
     "SchemaError",
     "cache_key",

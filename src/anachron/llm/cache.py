@@ -123,7 +123,7 @@ def cache_key(
     """Content address of one chat completion: 64 lowercase hex characters (SHA-256).
 
     Args:
-        provider: ``"local"`` or ``"openai"``.
+        provider: ``"local"``, ``"openai"`` or ``"mock"``.
         model: the model id without the provider prefix.
         messages: chat messages; key order inside each message does not matter.
         params: decoding parameters; filtered and normalized by :func:`decoding_params`,

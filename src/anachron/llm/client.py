@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from anachron.errors import AnachronError
 from anachron.llm.cache import LLMCache, cache_key
-from anachron.llm.providers import Provider, _error_text, effective_params, make_provider
+from anachron.llm.providers import Provider, effective_params, error_text, make_provider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
 #: Columns of :meth:`CallLog.to_frame`, in order; tag fields follow as extra columns.
@@ -227,7 +227,7 @@ class LLMClient:
                 except AnachronError:
                     raise
                 except Exception as exc:  # a provider bug must not kill a long run
-                    result = ChatResult(error=_error_text(exc), latency_s=time.perf_counter() - t0)
+                    result = ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
             result = result.model_copy(update={"cache_key": key, "cache_hit": False})
             if result.error is None and self.cache is not None:
                 self.cache.put(

