@@ -32,6 +32,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
 from anachron.verify.dates import Period, find_periods, normalize_declared
 from anachron.verify.grounded import LOWER_COURT as _LOWER_COURT
@@ -967,46 +968,6 @@ def extraction_request(
     )
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
-
-
-def decode_json(
-    text: str | None, kind: type = dict, list_keys: Sequence[str] = ("claims", "verdicts", "items", "results")
-) -> tuple[Any, str | None]:
-    """Decode a model answer: the whole text, then the first fenced block, then the outermost
-    ``{...}`` (or ``[...]`` first when ``kind`` is list). Returns ``(value, None)`` with a value of
-    type ``kind`` or ``(None, reason)``; never raises. With ``kind=list`` an object holding a
-    list is accepted too: its value under the first of ``list_keys`` present, else its first
-    list value (``{"verdicts": [...]}`` -> the list)."""
-    if text is None or not str(text).strip():
-        return None, "empty answer"
-    text = str(text)
-    cands = [text.strip()]
-    m = _FENCE.search(text)
-    if m:
-        cands.append(m.group(1).strip())
-    for open_, close in (("[", "]"), ("{", "}")) if kind is list else (("{", "}"),):
-        i, j = text.find(open_), text.rfind(close)
-        if i != -1 and j > i:
-            cands.append(text[i : j + 1])
-    last_err = "no JSON found"
-    for cand in cands:
-        try:
-            val = json.loads(cand)
-        except (json.JSONDecodeError, ValueError) as exc:
-            last_err = f"not valid JSON ({exc.msg} at char {exc.pos})" if isinstance(exc, json.JSONDecodeError) else "not valid JSON"
-            continue
-        if kind is list and isinstance(val, dict):
-            lists = [val[k] for k in list_keys if isinstance(val.get(k), list)]
-            lists += [v for v in val.values() if isinstance(v, list)]
-            if lists:
-                return lists[0], None
-        if isinstance(val, kind):
-            return val, None
-        last_err = f"JSON is a {type(val).__name__}, expected a {kind.__name__}"
-    return None, last_err
-
-
 def _tokens(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.lower()) if w not in _STOP]
 
@@ -1068,7 +1029,8 @@ def parse_extraction(
 ) -> tuple[list[Claim] | None, str | None]:
     """Claims from the LLM extractor's answer; ``(claims, None)`` or ``(None, reason)``. Never raises.
 
-    Decoding: the whole text, a fenced block, the outermost braces (:func:`decode_json`).
+    Decoding: the whole text, a fenced block, the outermost brackets
+    (:func:`~anachron.llm.decode.decode_json`).
     Each claim needs a non-empty ``text`` (placeholders and repeats are dropped). Its
     category is the LLM's when it is one of :data:`CATEGORIES` ("a1", "A1 - event" accepted),
     rule ``"llm: <category_reason>"``; otherwise :func:`categorize` decides and the rule
@@ -1088,9 +1050,10 @@ def parse_extraction(
     """
     ctx: Mapping[str, Any] = context or {}
     items = _evidence_dicts(evidence)
-    raw, err = decode_json(text, list, ("claims",))
-    if raw is None:
-        return None, err
+    decoded = decode_json(text, list, ("claims",))
+    if decoded.value is None:
+        return None, decoded.problem
+    raw = decoded.value
     dates = {e["id"]: e["source_date"] for e in items}
     claims: list[Claim] = []
     seen: set[str] = set()

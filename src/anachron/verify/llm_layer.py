@@ -23,8 +23,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest, ChatResult
-from anachron.verify.claims import decode_json
 
 #: Items per verifier prompt (the paper's chunk size).
 BATCH_SIZE = 80
@@ -191,9 +191,10 @@ def parse_verdicts(text: str | None, n_items: int) -> tuple[dict[int, LLMVerdict
     boolean (or "true"/"false"), and, when ``plausible`` is false, ``corrected_date`` is null or a
     real ISO day (with ``plausible`` true any ``corrected_date`` is ignored). Never raises.
     """
-    raw, err = decode_json(text, list, ("verdicts", "items", "results"))
-    if raw is None:
-        return {}, f"not valid JSON ({err})"
+    decoded = decode_json(text, list, ("verdicts", "items", "results"))
+    if decoded.value is None:
+        return {}, f"not valid JSON ({decoded.problem})"
+    raw = decoded.value
     got: dict[int, LLMVerdict] = {}
     clash: set[int] = set()
     problems: list[str] = []
