@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 import pandas as pd
 from tqdm import tqdm
 
+from anachron.dates import to_date
 from anachron.errors import ConfigError
 from anachron.llm.client import LLMClient
 from anachron.llm.decode import EMPTY_ANSWER, decode_json
@@ -349,19 +350,8 @@ def query_intent_after_cutoff(query: str, cutoff: dt.date) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _as_date(value: Any) -> dt.date | None:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value)[:10])
-    except (TypeError, ValueError):
-        return None
-
-
 def _published_after(hit: Any, cutoff: dt.date) -> bool:
-    d = _as_date(getattr(hit, "published_at", None))
+    d = to_date(getattr(hit, "published_at", None))
     return d is not None and d > cutoff  # an undated hit is not "dated after the cutoff"
 
 
@@ -575,7 +565,7 @@ def prepare_rag(
     bar = tqdm(rows, desc=f"{method}/{task.name} search", file=sys.stderr, mininterval=1.0, unit="inst",
                disable=len(rows) < 20)
     for row, q_res in zip(bar, q_results):
-        cutoff = _as_date(row["cutoff_date"])
+        cutoff = to_date(row["cutoff_date"])
         if cutoff is None:
             raise ValueError(f"instance {row['instance_id']}: cutoff_date {row['cutoff_date']!r} is not an ISO date")
         plan = plan_queries(task, row, q_res, qmin, qmax)

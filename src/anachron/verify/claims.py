@@ -32,6 +32,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from anachron.dates import to_date
 from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
 from anachron.verify.dates import Period, find_periods, normalize_declared
@@ -278,13 +279,7 @@ def has_time_ref(text: str) -> bool:
 
 
 def _cutoff(context: Mapping[str, Any]) -> dt.date | None:
-    c = context.get("cutoff_date")
-    if c is None:
-        return None
-    try:
-        return c if isinstance(c, dt.date) else dt.date.fromisoformat(str(c)[:10])
-    except ValueError:
-        return None
+    return to_date(context.get("cutoff_date"))
 
 
 def _all_before(text: str, cutoff: dt.date | None) -> bool:
