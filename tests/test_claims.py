@@ -7,9 +7,8 @@ import json
 import pytest
 
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.verify.citations import split_sentences
 from anachron.verify.claims import (
-    CATEGORIES,
-    Claim,
     categorize,
     extract_claims,
     extract_claims_llm,
@@ -19,8 +18,8 @@ from anachron.verify.claims import (
     has_number,
     match_evidence,
     parse_extraction,
-    split_sentences,
 )
+from anachron.verify.taxonomy import CATEGORIES, Claim
 
 STOCK = {
     "task": "stock",
