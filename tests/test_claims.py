@@ -9,11 +9,9 @@ import pytest
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatResult, ModelSpec
+from anachron.verify.citations import split_sentences
 from anachron.verify.claims import (
-    CATEGORIES,
-    Claim,
     categorize,
-    decode_json,
     extract_claims,
     extract_claims_llm,
     extraction_request,
@@ -22,8 +20,8 @@ from anachron.verify.claims import (
     has_number,
     match_evidence,
     parse_extraction,
-    split_sentences,
 )
+from anachron.verify.taxonomy import CATEGORIES, Claim
 
 STOCK = {
     "task": "stock",
@@ -571,11 +569,3 @@ def test_extract_claims_llm_context_mapping_fills_task():
     # the rule category of the invalid-category claim used the stock context (task filled in)
     assert trace["extractor"] == "llm"
     assert any(c.category == "B1" for c in claims)
-
-
-def test_decode_json():
-    assert decode_json('{"a": 1}') == ({"a": 1}, None)
-    assert decode_json('x [1, 2] y', list) == ([1, 2], None)
-    assert decode_json('{"verdicts": [1], "x": [2]}', list) == ([1], None)
-    assert decode_json("nope")[0] is None
-    assert decode_json(None)[1] == "empty answer"

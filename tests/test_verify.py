@@ -4,9 +4,10 @@ import json
 import pandas as pd
 import pytest
 
+from anachron.verify.citations import cited_ids
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.grounded import PriceGrounding, mentioned_tickers
-from anachron.verify.pipeline import cited_ids, verify_claim, verify_run
+from anachron.verify.pipeline import verify_claim, verify_run
 from anachron.verify.rules import earliest_public_date
 
 CUTOFF = dt.date(2019, 11, 29)  # a Friday

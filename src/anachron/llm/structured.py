@@ -6,21 +6,21 @@ Every method asks the model for one JSON object (DESIGN §4)::
      "reasoning": str,
      "prediction": <task-specific>}
 
-:func:`parse_output` never raises on model text. It tries, in order, the whole
-text as JSON, the first fenced code block, and the outermost ``{...}`` span;
-the first candidate that decodes is validated with pydantic. The result carries
-a ``parse_status`` so that parse failures are counted (parse rate) instead of
-crashing a run.
+:func:`parse_output` never raises on model text. It decodes the first JSON object of
+the answer with :func:`anachron.llm.decode.decode_json` (the whole text, the first fenced
+code block, the outermost ``{...}`` span) and validates it with pydantic. The result carries
+a ``parse_status`` (which of the three gave the object) so that parse failures are counted
+(parse rate) instead of crashing a run.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from anachron.llm.decode import FROM_FENCE, FROM_SPAN, FROM_WHOLE, decode_json
 
 #: Parse statuses, best first. ``ok*`` statuses have usable evidence.
 PARSE_OK = "ok"
@@ -34,8 +34,8 @@ PARSE_EMPTY = "empty"
 EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION})
 #: Statuses whose prediction is scored (Perf).
 PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+#: Parse status of each :func:`~anachron.llm.decode.decode_json` source.
+_STATUS_OF_SOURCE = {FROM_WHOLE: PARSE_OK, FROM_FENCE: PARSE_OK_FENCED, FROM_SPAN: PARSE_OK_BRACES}
 
 
 class EvidenceItem(BaseModel):
@@ -101,19 +101,6 @@ class ParsedOutput:
         return self.status in PREDICTION_USABLE
 
 
-def json_candidates(text: str) -> list[tuple[str, str]]:
-    """JSON candidates of a model answer, best first: (parse status, text) for the whole text,
-    the first fenced block and the outermost braces."""
-    out = [(PARSE_OK, text.strip())]
-    m = _FENCE.search(text)
-    if m:
-        out.append((PARSE_OK_FENCED, m.group(1).strip()))
-    first, last = text.find("{"), text.rfind("}")
-    if first != -1 and last > first:
-        out.append((PARSE_OK_BRACES, text[first : last + 1]))
-    return out
-
-
 def is_placeholder(fact: str) -> bool:
     """True for a "fact" with no letter or digit at all ("...", "-", "?"): a template echo, not a claim."""
     return not any(ch.isalnum() for ch in fact)
@@ -158,19 +145,10 @@ def parse_output(
     """
     if text is None or not text.strip():
         return ParsedOutput(status=PARSE_EMPTY, error="empty completion")
-    decoded: Any = None
-    status = PARSE_NOT_JSON
-    for cand_status, cand in json_candidates(text):
-        try:
-            decoded = json.loads(cand)
-        except (json.JSONDecodeError, ValueError):
-            continue
-        if isinstance(decoded, dict):
-            status = cand_status
-            break
-        decoded = None
-    if decoded is None:
+    found = decode_json(text, dict)
+    if found.value is None:
         return ParsedOutput(status=PARSE_NOT_JSON, error="no JSON object found")
+    decoded, status = found.value, _STATUS_OF_SOURCE[found.source]
     if decoded.get("prediction") is None:
         for key in aliases:
             if key in decoded:

@@ -35,13 +35,15 @@ import re
 import sys
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import pandas as pd
 from tqdm import tqdm
 
+from anachron.dates import to_date
 from anachron.errors import ConfigError
 from anachron.llm.client import LLMClient
+from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.methods.base import MethodResult, generate_and_parse, generation_request
 from anachron.tasks.base import Task, instance_inputs
@@ -160,17 +162,6 @@ class QueryPlan:
     n_model: int
 
 
-def _json_candidates(text: str) -> Iterable[str]:
-    yield text
-    m = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
-    if m:
-        yield m.group(1)
-    for open_, close in (("[", "]"), ("{", "}")):
-        i, j = text.find(open_), text.rfind(close)
-        if 0 <= i < j:
-            yield text[i : j + 1]
-
-
 def _has_words(query: str) -> bool:
     """True when ``query`` has a word of at least two letters (a bare date or number is no query)."""
     return re.search(r"[^\W\d_]{2,}", query) is not None
@@ -180,7 +171,8 @@ def parse_queries(text: str, queries_min: int, queries_max: int) -> tuple[list[s
     """Read the model's query list (never raises).
 
     Accepts a JSON array of ``{"query": str}`` objects or of strings, or an object with a
-    ``queries`` array, also inside a fenced block or surrounded by text. Queries are
+    ``queries`` array (else its first array), also inside a fenced block or surrounded by text
+    (:func:`~anachron.llm.decode.decode_json`). Queries are
     whitespace-normalised; repeated non-empty queries (case-insensitive) are dropped; empty
     queries are kept (they are logged as failed calls). The answer is usable when at least
     ``queries_min`` distinct queries contain a word (two or more letters): a list of bare
@@ -191,21 +183,12 @@ def parse_queries(text: str, queries_min: int, queries_max: int) -> tuple[list[s
         ``reason`` in {``not_json``, ``not_a_list``, ``empty``, ``too_few``}; otherwise
         ``reason`` is ``"truncated"`` when queries were cut, else None.
     """
-    data: Any = None
-    decoded = False
-    for cand in _json_candidates(text or ""):
-        try:
-            data = json.loads(cand)
-            decoded = True
-            break
-        except (json.JSONDecodeError, ValueError):
-            continue
-    if not decoded:
-        return None, ("empty" if not (text or "").strip() else "not_json"), 0
-    if isinstance(data, dict):
-        data = data.get("queries")
-    if not isinstance(data, list):
-        return None, "not_a_list", 0
+    decoded = decode_json(text, list, ("queries",))
+    if decoded.value is None:
+        if decoded.problem == EMPTY_ANSWER:
+            return None, "empty", 0
+        return None, ("not_a_list" if decoded.found_json else "not_json"), 0
+    data = decoded.value
     found: list[str] = []
     for item in data:
         q = item.get("query") if isinstance(item, dict) else item
@@ -367,19 +350,8 @@ def query_intent_after_cutoff(query: str, cutoff: dt.date) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _as_date(value: Any) -> dt.date | None:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    try:
-        return dt.date.fromisoformat(str(value)[:10])
-    except (TypeError, ValueError):
-        return None
-
-
 def _published_after(hit: Any, cutoff: dt.date) -> bool:
-    d = _as_date(getattr(hit, "published_at", None))
+    d = to_date(getattr(hit, "published_at", None))
     return d is not None and d > cutoff  # an undated hit is not "dated after the cutoff"
 
 
@@ -593,7 +565,7 @@ def prepare_rag(
     bar = tqdm(rows, desc=f"{method}/{task.name} search", file=sys.stderr, mininterval=1.0, unit="inst",
                disable=len(rows) < 20)
     for row, q_res in zip(bar, q_results):
-        cutoff = _as_date(row["cutoff_date"])
+        cutoff = to_date(row["cutoff_date"])
         if cutoff is None:
             raise ValueError(f"instance {row['instance_id']}: cutoff_date {row['cutoff_date']!r} is not an ISO date")
         plan = plan_queries(task, row, q_res, qmin, qmax)

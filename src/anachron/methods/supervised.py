@@ -50,13 +50,14 @@ from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
 from anachron.methods.base import MethodResult, generation_request, parse_result
 from anachron.tasks.base import Task
-from anachron.verify.claims import ALWAYS_CLEAN, ALWAYS_LEAKED
+from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.pipeline import verify_claim
+from anachron.verify.taxonomy import ALWAYS_CLEAN, ALWAYS_LEAKED
 
 if TYPE_CHECKING:  # pragma: no cover
     from anachron.retrieval.search import SearchBackend
-    from anachron.verify.claims import Claim
+    from anachron.verify.taxonomy import Claim
 
 log = logging.getLogger(__name__)
 
@@ -286,8 +287,6 @@ class Supervisor:
         self, task: Task, rows: list[pd.Series], outputs: list[ParsedOutput]
     ) -> list[tuple[list["Claim"], dict[str, Any]]]:
         """Claims of each usable output (none for an unusable one), with an extraction trace."""
-        from anachron.verify.claims import extract_claims, extract_claims_llm
-
         contexts = [supervisor_context(task, r) for r in rows]
         pairs = [([e.model_dump() for e in o.evidence], o.reasoning or "") for o in outputs]
         usable = [i for i, o in enumerate(outputs) if o.status in EVIDENCE_USABLE]

@@ -19,7 +19,6 @@ parsed); their number is recorded (``n_failed``).
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any, Callable
 
@@ -27,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.llm.client import LLMClient
-from anachron.llm.structured import json_candidates
+from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
 from anachron.metrics.core import METRIC_COLUMNS, bootstrap_ci
 from anachron.metrics.shapley import shapley_dclr, shapley_values, top_k_leak
@@ -102,19 +101,14 @@ class ModelValue:
 
     def _score(self, text: str) -> float:
         """Perf of the prediction in ``text`` (NaN when there is none or it is invalid)."""
-        for _, cand in json_candidates(text or ""):
-            try:
-                data = json.loads(cand)
-            except (json.JSONDecodeError, ValueError):
-                continue
-            if not isinstance(data, dict) or "prediction" not in data:
-                return float("nan")
-            pred = repair_ranking(data["prediction"], self.task.prediction_schema(self.row))
-            try:
-                return float(self.task.perf(self.row, self.task.validate_prediction(self.row, pred)))
-            except (ValueError, TypeError, KeyError):
-                return float("nan")
-        return float("nan")
+        data = decode_json(text, dict).value
+        if data is None or "prediction" not in data:
+            return float("nan")
+        pred = repair_ranking(data["prediction"], self.task.prediction_schema(self.row))
+        try:
+            return float(self.task.perf(self.row, self.task.validate_prediction(self.row, pred)))
+        except (ValueError, TypeError, KeyError):
+            return float("nan")
 
     def __call__(self, masks: np.ndarray) -> np.ndarray:
         masks = np.atleast_2d(np.asarray(masks, dtype=bool))

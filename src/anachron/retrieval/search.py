@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import requests
 
+from anachron.dates import to_iso
 from anachron.errors import AnachronError
 
 log = logging.getLogger(__name__)
@@ -90,20 +91,12 @@ class SearchBackend(Protocol):
 
 
 def as_iso_day(day: Any) -> str:
-    """``date``/``datetime``/``Timestamp``/ISO string -> ``"YYYY-MM-DD"``; ``ValueError`` otherwise."""
-    if isinstance(day, dt.datetime):
-        return day.date().isoformat()
-    if isinstance(day, dt.date):
-        return day.isoformat()
-    if isinstance(day, pd.Timestamp):
-        if pd.isna(day):
-            raise ValueError("as_of is NaT")
-        return day.date().isoformat()
-    if isinstance(day, str) and re.match(r"^\d{4}-\d{2}-\d{2}", day.strip()):
-        s = day.strip()[:10]
-        dt.date.fromisoformat(s)
-        return s
-    raise ValueError(f"{day!r} is not a date (use a datetime.date or an ISO YYYY-MM-DD string)")
+    """``date``/``datetime``/``Timestamp``/string starting with an ISO day -> ``"YYYY-MM-DD"``
+    (:func:`anachron.dates.to_iso`); ``ValueError`` otherwise (NaT, None, not a real day)."""
+    iso = to_iso(day)
+    if iso is None:
+        raise ValueError(f"{day!r} is not a date (use a datetime.date or an ISO YYYY-MM-DD string)")
+    return iso
 
 
 def _entities_tuple(raw: Any) -> tuple[str, ...]:
@@ -492,11 +485,7 @@ def _result_day(value: Any) -> str:
     if not value:
         return ""
     s = str(value).strip()
-    try:
-        return as_iso_day(s)
-    except ValueError:
-        ts = pd.to_datetime(s, errors="coerce")
-        return "" if pd.isna(ts) else ts.date().isoformat()
+    return to_iso(s) or to_iso(s, lenient=True) or ""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ from typing import Any, Callable, Iterable, Iterator
 import pandas as pd
 import requests
 
+from anachron.dates import to_iso
 from anachron.io import sha256_bytes
 from anachron.sources.base import (
     DEFAULT_USER_AGENT,
@@ -539,16 +540,6 @@ def _id_from_url(value: Any) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _iso(value: Any) -> str | None:
-    if value in (None, ""):
-        return None
-    try:
-        ts = pd.Timestamp(str(value)[:10])
-    except (ValueError, TypeError):
-        return None
-    return None if pd.isna(ts) else ts.date().isoformat()
-
-
 def _html_text(html: str) -> str:
     from anachron.sources.oyez import html_to_text
 
@@ -666,7 +657,7 @@ class CourtListenerReader(SourceReader):
         rows = []
         for rec in raw.to_dict("records"):
             court = rec["court"].strip().lower()
-            date = _iso(rec["date_filed"])
+            date = to_iso(rec["date_filed"])
             name = rec["case_name"].strip()
             if not name:
                 skipped["missing_case_name"] = skipped.get("missing_case_name", 0) + 1
@@ -812,7 +803,7 @@ class CourtListenerReader(SourceReader):
                 {
                     "court": court,
                     "case_name": name,
-                    "date_filed": _iso(hit.get("dateFiled") or cluster.get("date_filed")),
+                    "date_filed": to_iso(hit.get("dateFiled") or cluster.get("date_filed")),
                     "docket_number": (str(hit.get("docketNumber") or "").strip() or None),
                     "precedential_status": hit.get("status") or cluster.get("precedential_status"),
                     "download_url": pdf_url,

@@ -57,6 +57,7 @@ from typing import Any, Iterable, Iterator
 
 import pandas as pd
 
+from anachron.dates import is_iso_day
 from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
@@ -102,7 +103,6 @@ COLUMNS = [
 ]
 FACT_KEYS = ("end", "val", "accn", "form", "filed")
 FILE_KEYS = ("cik", "facts")
-_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CIK_FILE = re.compile(r"^CIK(\d{10})\.json$")
 
 
@@ -111,16 +111,6 @@ def _cik(value: Any) -> int:
     if not text.isdigit() or int(text) <= 0 or len(text) > 10:
         raise ValueError(f"CIK {value!r} is not a positive number of at most 10 digits")
     return int(text)
-
-
-def _day(value: Any) -> str | None:
-    if not isinstance(value, str) or not _ISO_DAY.match(value):
-        return None
-    try:
-        pd.Timestamp(value)
-    except ValueError:
-        return None
-    return value
 
 
 def parse_companyfacts(data: bytes | str | dict, name: str, counts: Counter | None = None) -> pd.DataFrame:
@@ -166,10 +156,8 @@ def parse_companyfacts(data: bytes | str | dict, name: str, counts: Counter | No
                             f"{where} unit {unit}: a fact lacks required key(s) {', '.join(absent)} "
                             f"(found: {', '.join(fact)}); the file is not an SEC companyfacts file."
                         )
-                    end, filed = _day(fact["end"]), _day(fact["filed"])
-                    start = fact.get("start")
-                    start_day = None if start is None else _day(start)
-                    if end is None or filed is None or (start is not None and start_day is None):
+                    end, filed, start = fact["end"], fact["filed"], fact.get("start")
+                    if not (is_iso_day(end) and is_iso_day(filed) and (start is None or is_iso_day(start))):
                         counts["bad_date"] += 1
                         continue
                     val = fact["val"]
@@ -186,7 +174,7 @@ def parse_companyfacts(data: bytes | str | dict, name: str, counts: Counter | No
                             None if label is None else str(label),
                             str(unit),
                             float(val),
-                            start_day,
+                            start,
                             end,
                             int(fy) if isinstance(fy, (int, float)) and not isinstance(fy, bool) and fy == fy else None,
                             None if fact.get("fp") is None else str(fact["fp"]),

@@ -84,6 +84,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
 
+from anachron.dates import to_iso
 from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
@@ -153,21 +154,6 @@ def _na(value: Any) -> str | None:
     return None if text.strip() in _NA else text
 
 
-def _iso_day(value: Any) -> str | None:
-    """ISO date of a date or datetime string (UTC date for an aware datetime); None if unparseable."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        ts = pd.Timestamp(value.strip())
-    except (ValueError, TypeError):
-        return None
-    if ts is pd.NaT:
-        return None
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts.date().isoformat()
-
-
 def _load_json(data: bytes, where: str) -> Any:
     try:
         return json.loads(data)
@@ -194,7 +180,7 @@ def _open_set(data: Any, name: str, required: Any, list_key: str) -> tuple[dict[
     """
     obj = data if isinstance(data, dict) else _load_json(data.encode() if isinstance(data, str) else data, name)
     _require(obj, required, name)
-    due = _iso_day(obj["forecast_due_date"])
+    due = to_iso(obj["forecast_due_date"], lenient=True, utc=True)
     if due is None:
         raise SourceError(f"{name}: forecast_due_date {obj['forecast_due_date']!r} is not a date; fix the file.")
     if not isinstance(obj[list_key], list):
@@ -222,7 +208,7 @@ def parse_question_set(data: bytes | str | dict, name: str, counts: Counter | No
         if isinstance(q["id"], list) or _na(q.get("combination_of")) is not None:
             counts["combination_question"] += 1
             continue
-        freeze_date = _iso_day(q["freeze_datetime"])
+        freeze_date = to_iso(q["freeze_datetime"], lenient=True, utc=True)
         if freeze_date is None:
             counts["bad_freeze_datetime"] += 1
             continue
@@ -266,7 +252,7 @@ def parse_resolution_set(data: bytes | str | dict, name: str, counts: Counter | 
         if isinstance(r["id"], list) or isinstance(r.get("direction"), list):
             counts["combination_resolution"] += 1
             continue
-        day = _iso_day(r["resolution_date"])
+        day = to_iso(r["resolution_date"], lenient=True, utc=True)
         if day is None:
             counts["bad_resolution_date"] += 1
             continue

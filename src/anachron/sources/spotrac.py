@@ -42,6 +42,7 @@ from typing import Any, Iterable, Mapping
 import lxml.html
 import pandas as pd
 
+from anachron.dates import to_iso
 from anachron.sources.base import (
     SourceError,
     SourceReader,
@@ -336,8 +337,7 @@ def parse_free_agent_table(html: str | bytes, year: int, url: str = "") -> pd.Da
             cell = functools.partial(_cell_text, cells, colmap)
             date = cell("date")
             if date:
-                parsed = pd.to_datetime(date, errors="coerce")
-                date = None if pd.isna(parsed) else parsed.date().isoformat()
+                date = to_iso(date, lenient=True)
             yrs = cell("years")
             rows.append(
                 {

@@ -11,27 +11,15 @@ workflow; the report lists counts per task and split.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
-from typing import Any, Mapping
+from typing import Mapping
 
 import pandas as pd
 
+from anachron.dates import is_iso_day
 from anachron.tasks.base import INSTANCE_COLUMNS
 
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 SPLITS = ("train", "eval", "control")
-
-
-def _iso_ok(s: Any) -> bool:
-    if not isinstance(s, str) or not _ISO.match(s):
-        return False
-    try:
-        dt.date.fromisoformat(s)
-    except ValueError:
-        return False
-    return True
 
 
 def check_instances(task: str, df: pd.DataFrame, knowledge_cutoffs: Mapping[str, str]) -> list[str]:
@@ -48,7 +36,7 @@ def check_instances(task: str, df: pd.DataFrame, knowledge_cutoffs: Mapping[str,
         return [f"{task}: missing columns {missing}"]
     if df["instance_id"].duplicated().any():
         problems.append(f"{task}: duplicate instance ids {df.loc[df['instance_id'].duplicated(), 'instance_id'].head(3).tolist()}")
-    bad_dates = df.loc[~df["cutoff_date"].map(_iso_ok), "instance_id"]
+    bad_dates = df.loc[~df["cutoff_date"].map(is_iso_day), "instance_id"]
     if len(bad_dates):
         problems.append(f"{task}: {len(bad_dates)} cutoff dates are not ISO YYYY-MM-DD (e.g. {bad_dates.head(3).tolist()})")
     bad_split = sorted(set(df["split"]) - set(SPLITS))

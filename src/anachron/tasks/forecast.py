@@ -36,6 +36,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from anachron.dates import to_iso
 from anachron.sources.base import check_columns
 from anachron.tasks.base import (
     INSTANCE_COLUMNS,
@@ -147,20 +148,6 @@ def _defaults(task_config: Mapping[str, Any] | None) -> dict[str, Any]:
     return cfg
 
 
-def _iso(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    try:
-        ts = pd.Timestamp(value)
-    except (ValueError, TypeError):
-        return None
-    if ts is pd.NaT:
-        return None
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts.date().isoformat()
-
-
 def _text(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -225,7 +212,7 @@ def knowledge_cutoff_bounds(knowledge_cutoffs: Mapping[str, str]) -> tuple[str, 
         raise ValueError("forecast: knowledge_cutoffs is empty; the split needs every configured model's knowledge cutoff")
     days = {}
     for model, kc in knowledge_cutoffs.items():
-        day = _iso(kc)
+        day = to_iso(kc, lenient=True, utc=True)
         if day is None:
             raise ValueError(f"forecast: knowledge cutoff {kc!r} of model {model!r} is not an ISO date YYYY-MM-DD")
         days[model] = day
@@ -329,14 +316,15 @@ def build_forecast_instances(
         if y not in (0.0, 1.0):
             exclude(r, REASON_NON_BINARY, f"resolved_to {r['resolved_to']!r} is not 0 or 1")
             continue
-        freeze, resolution = _iso(r["freeze_date"]), _iso(r["resolution_date"])
+        freeze = to_iso(r["freeze_date"], lenient=True, utc=True)
+        resolution = to_iso(r["resolution_date"], lenient=True, utc=True)
         if freeze is None or resolution is None:
             exclude(r, REASON_BAD_DATE, f"freeze_date {r['freeze_date']!r} / resolution_date {r['resolution_date']!r} not a date")
             continue
         if resolution <= freeze:
             exclude(r, REASON_RESOLVED_BY_FREEZE, f"resolved {resolution}, on or before the freeze date {freeze}")
             continue
-        due = _iso(r.get("forecast_due_date")) or freeze
+        due = to_iso(r.get("forecast_due_date"), lenient=True, utc=True) or freeze
         key = (due, source, _text(r["question_id"]), resolution)
         if key in seen:
             exclude(r, REASON_DUPLICATE, f"second row for {key}")

@@ -101,14 +101,6 @@ _SUFFIX = re.compile(
 )
 
 
-def _d(value: Any) -> dt.date:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    return pd.Timestamp(value).date()
-
-
 def _long(d: dt.date) -> str:
     return f"{_MONTH[d.month]} {d.day}, {d.year}"
 

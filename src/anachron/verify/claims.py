@@ -1,18 +1,8 @@
-"""Claims: the temporal taxonomy, rule-based categories, and the two claim extractors.
+"""Claims: rule-based categories and the two claim extractors.
 
 A *claim* is one atomic factual statement taken from a completion's evidence list or its
-reasoning. Each claim gets a category of the temporal taxonomy of TimeSPEC (Zhang et al.
-2026b; used by the TEMPO paper, App. F.3 "Phase 2: Supervisor" and App. I.3; DESIGN §4):
-
-==== ======================== =====================================================
-A1   discrete event           verified by date ("Chevron acquired Anadarko")
-A2   state / measurement      verified by date ("XOM's 2019 revenue was $265B")
-A3   publication              verified by date ("Apple reported Q4 results")
-A4   outcome of the instance  always leaked (the answer being predicted)
-A5   consequence of outcome   always leaked ("following the ruling, ...")
-B1   background               always clean ("the Supreme Court has nine justices")
-B2   definitional             always clean ("the Brier score is (p - o)^2")
-==== ======================== =====================================================
+reasoning. Each claim gets a category A1-A5 / B1-B2 of the temporal taxonomy
+(:mod:`anachron.verify.taxonomy`).
 
 Two extractors produce :class:`Claim` lists:
 
@@ -29,76 +19,27 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from anachron.dates import to_date
+from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
+from anachron.verify.citations import cited_in, split_sentences, strip_citations
 from anachron.verify.dates import Period, find_periods, normalize_declared
 from anachron.verify.grounded import LOWER_COURT as _LOWER_COURT
+from anachron.verify.taxonomy import (  # noqa: F401  (re-exported while callers move to taxonomy)
+    ALWAYS_CLEAN,
+    ALWAYS_LEAKED,
+    CATEGORIES,
+    CATEGORY_NAMES,
+    EXTRACTOR_DETERMINISTIC,
+    EXTRACTOR_LLM,
+    VERIFIABLE,
+    Claim,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
-
-#: The seven categories, in taxonomy order.
-CATEGORIES = ("A1", "A2", "A3", "A4", "A5", "B1", "B2")
-#: One-line meaning of each category (also shown to the LLM extractor).
-CATEGORY_NAMES = {
-    "A1": "discrete event",
-    "A2": "state or measurement",
-    "A3": "publication or announcement",
-    "A4": "outcome of the instance itself",
-    "A5": "consequence of the outcome",
-    "B1": "background",
-    "B2": "definitional",
-}
-#: Categories that are leaked by definition (the outcome and what follows from it).
-ALWAYS_LEAKED = frozenset({"A4", "A5"})
-#: Categories that are clean by definition (time-invariant).
-ALWAYS_CLEAN = frozenset({"B1", "B2"})
-#: Categories whose availability date must be verified.
-VERIFIABLE = frozenset({"A1", "A2", "A3"})
-
-EXTRACTOR_DETERMINISTIC = "deterministic"
-EXTRACTOR_LLM = "llm"
-
-
-@dataclass
-class Claim:
-    """One atomic claim.
-
-    Attributes:
-        text: the claim text (citations stripped).
-        source: ``"evidence"`` (from an evidence item, or an LLM claim matched to one) or
-            ``"reasoning"``.
-        evidence_id: id of the evidence item the claim came from; None for reasoning-only claims.
-        declared_date_raw: the date the model declared for it, as written: the evidence item's
-            ``source_date``; for a reasoning claim the ``source_date`` of the single evidence item
-            it cites, or the LLM's ``temporal_ref`` when that parses as a date; else None.
-        category: one of :data:`CATEGORIES`.
-        category_rule: the :func:`categorize` rule that fired, or ``"llm: <reason>"``.
-        extractor: ``"deterministic"`` or ``"llm"``.
-        temporal_ref: the time reference the LLM extractor gave (None from the deterministic one).
-        cited_ids: evidence ids cited as [k] by the reasoning sentence (reasoning claims only).
-        original_span: the LLM's verbatim span (None from the deterministic extractor).
-    """
-
-    text: str
-    source: str
-    evidence_id: int | None
-    declared_date_raw: str | None
-    category: str
-    category_rule: str
-    extractor: str
-    temporal_ref: str | None = None
-    cited_ids: tuple[int, ...] = ()
-    original_span: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict of all fields (``cited_ids`` as a list)."""
-        d = asdict(self)
-        d["cited_ids"] = list(self.cited_ids)
-        return d
-
 
 # ---------------------------------------------------------------------------------------
 # text features
@@ -277,13 +218,7 @@ def has_time_ref(text: str) -> bool:
 
 
 def _cutoff(context: Mapping[str, Any]) -> dt.date | None:
-    c = context.get("cutoff_date")
-    if c is None:
-        return None
-    try:
-        return c if isinstance(c, dt.date) else dt.date.fromisoformat(str(c)[:10])
-    except ValueError:
-        return None
+    return to_date(context.get("cutoff_date"))
 
 
 def _all_before(text: str, cutoff: dt.date | None) -> bool:
@@ -634,67 +569,6 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
 # deterministic extractor
 # ---------------------------------------------------------------------------------------
 
-_ABBREV = frozenset(
-    "inc corp co ltd llc plc no nos v vs u.s u.k u.n mr mrs ms dr jr sr st jan feb mar apr jun jul aug sep sept "
-    "oct nov dec e.g i.e etc approx est fig al dept gov sen rep ave bros mt ft lt gen col capt sgt cf p pp ed "
-    "n.a s.a a.g d.c j op cert".split()
-)
-_BOUNDARY = re.compile(r"([.!?])([\"')\]]*)\s+")
-_CITE = re.compile(r"\s*\[[0-9][0-9\s,;\-–]*\]")
-_LEADING_CITES = re.compile(r"^((?:\s*\[[0-9][0-9\s,;\-–]*\])+)\s*")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split reasoning text into sentences (and "; " clauses and lines).
-
-    A period after a known abbreviation ("Inc.", "U.S.", "v.", "No.", "Jan."), an initial
-    ("J. Smith") or inside a number ("$3.5B") does not end a sentence. Citations that
-    follow a sentence's final period ("... fell. [2] Next") stay with that sentence.
-    """
-    out: list[str] = []
-    for block in re.split(r"\n+|;\s+", text or ""):
-        start = 0
-        pieces: list[str] = []
-        for m in _BOUNDARY.finditer(block):
-            end = m.end()
-            nxt = block[end : end + 1]
-            if not nxt or not (nxt.isupper() or nxt.isdigit() or nxt in "\"'([$"):
-                continue
-            before = block[start : m.start()]
-            word = re.search(r"([A-Za-z.]+)$", before)
-            if m[1] == "." and word:
-                w = word[1].lower().strip(".")
-                if w in _ABBREV or (len(w) == 1 and word[1][-1:].isalpha()):
-                    continue
-            pieces.append(block[start:end])
-            start = end
-        pieces.append(block[start:])
-        for p in pieces:
-            p = p.strip()
-            if not p:
-                continue
-            lead = _LEADING_CITES.match(p)
-            if lead and out:
-                out[-1] = out[-1] + " " + lead[1].strip()
-                p = p[lead.end() :].strip()
-            if p:
-                out.append(p)
-    return [s for s in out if any(ch.isalnum() for ch in _CITE.sub("", s))]
-
-
-def strip_citations(text: str) -> str:
-    """``text`` without bracket citations ([1], [1, 3], [2-4]) and with tidy spacing."""
-    out = _CITE.sub("", text)
-    out = re.sub(r"\s+([.,;:!?])", r"\1", out)
-    return " ".join(out.split())
-
-
-def _cited(sentence: str) -> tuple[int, ...]:
-    from anachron.verify.pipeline import cited_ids  # lazy: the pipeline may import this module
-
-    return tuple(sorted(cited_ids(sentence)))
-
-
 _NAME_LEADERS = frozenset(
     "the a an in on at after before since during while although however given this that these those its his her "
     "their our we i by for with as when if but and or so thus therefore also".split()
@@ -760,7 +634,7 @@ def _reasoning_claims(
             continue
         if not (has_time_ref(text) or has_number(text) or has_named_event(text)):
             continue
-        cites = _cited(sentence)
+        cites = cited_in(sentence)
         if _is_judgement(text) and not cites:
             continue
         seen.add(key)
@@ -782,7 +656,7 @@ def extract_claims(
     * Each evidence item (``{"id", "fact", "source_date"}`` dicts or ``EvidenceItem``s) gives one
       claim with ``source="evidence"``, its id and ``declared_date_raw = source_date``.
       Placeholder facts (no letter or digit) and repeats are skipped.
-    * Each reasoning sentence (:func:`split_sentences`) that carries a date, a number or a named
+    * Each reasoning sentence (:func:`~anachron.verify.citations.split_sentences`) that carries a date, a number or a named
       event (:func:`has_named_event`) gives one claim with ``source="reasoning"``: citations
       stripped; skipped when its normalized text (:func:`norm_text`) equals an evidence fact or
       an earlier sentence, or when it is the model's own judgement (first person or hedged, no
@@ -967,46 +841,6 @@ def extraction_request(
     )
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
-
-
-def decode_json(
-    text: str | None, kind: type = dict, list_keys: Sequence[str] = ("claims", "verdicts", "items", "results")
-) -> tuple[Any, str | None]:
-    """Decode a model answer: the whole text, then the first fenced block, then the outermost
-    ``{...}`` (or ``[...]`` first when ``kind`` is list). Returns ``(value, None)`` with a value of
-    type ``kind`` or ``(None, reason)``; never raises. With ``kind=list`` an object holding a
-    list is accepted too: its value under the first of ``list_keys`` present, else its first
-    list value (``{"verdicts": [...]}`` -> the list)."""
-    if text is None or not str(text).strip():
-        return None, "empty answer"
-    text = str(text)
-    cands = [text.strip()]
-    m = _FENCE.search(text)
-    if m:
-        cands.append(m.group(1).strip())
-    for open_, close in (("[", "]"), ("{", "}")) if kind is list else (("{", "}"),):
-        i, j = text.find(open_), text.rfind(close)
-        if i != -1 and j > i:
-            cands.append(text[i : j + 1])
-    last_err = "no JSON found"
-    for cand in cands:
-        try:
-            val = json.loads(cand)
-        except (json.JSONDecodeError, ValueError) as exc:
-            last_err = f"not valid JSON ({exc.msg} at char {exc.pos})" if isinstance(exc, json.JSONDecodeError) else "not valid JSON"
-            continue
-        if kind is list and isinstance(val, dict):
-            lists = [val[k] for k in list_keys if isinstance(val.get(k), list)]
-            lists += [v for v in val.values() if isinstance(v, list)]
-            if lists:
-                return lists[0], None
-        if isinstance(val, kind):
-            return val, None
-        last_err = f"JSON is a {type(val).__name__}, expected a {kind.__name__}"
-    return None, last_err
-
-
 def _tokens(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.lower()) if w not in _STOP]
 
@@ -1054,7 +888,7 @@ def _cites_of_span(span: str, reasoning: str) -> tuple[int, ...]:
         return ()
     for sentence in split_sentences(reasoning):
         if key in norm_text(strip_citations(sentence)):
-            return _cited(sentence)
+            return cited_in(sentence)
     return ()
 
 
@@ -1068,7 +902,8 @@ def parse_extraction(
 ) -> tuple[list[Claim] | None, str | None]:
     """Claims from the LLM extractor's answer; ``(claims, None)`` or ``(None, reason)``. Never raises.
 
-    Decoding: the whole text, a fenced block, the outermost braces (:func:`decode_json`).
+    Decoding: the whole text, a fenced block, the outermost brackets
+    (:func:`~anachron.llm.decode.decode_json`).
     Each claim needs a non-empty ``text`` (placeholders and repeats are dropped). Its
     category is the LLM's when it is one of :data:`CATEGORIES` ("a1", "A1 - event" accepted),
     rule ``"llm: <category_reason>"``; otherwise :func:`categorize` decides and the rule
@@ -1088,9 +923,10 @@ def parse_extraction(
     """
     ctx: Mapping[str, Any] = context or {}
     items = _evidence_dicts(evidence)
-    raw, err = decode_json(text, list, ("claims",))
-    if raw is None:
-        return None, err
+    decoded = decode_json(text, list, ("claims",))
+    if decoded.value is None:
+        return None, decoded.problem
+    raw = decoded.value
     dates = {e["id"]: e["source_date"] for e in items}
     claims: list[Claim] = []
     seen: set[str] = set()

@@ -23,8 +23,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from anachron.dates import is_iso_day, to_date, to_iso
+from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest, ChatResult
-from anachron.verify.claims import decode_json
 
 #: Items per verifier prompt (the paper's chunk size).
 BATCH_SIZE = 80
@@ -95,15 +96,6 @@ def verdict_schema(n_items: int) -> dict[str, Any]:
     }
 
 
-def _iso(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    s = str(value).strip()
-    return s or None
-
-
 def plausibility_requests(
     cutoff: str | dt.date, items: Sequence[Mapping[str, Any]], params: Mapping[str, Any] | None = None,
     *, sample_index: int = 0,
@@ -120,9 +112,9 @@ def plausibility_requests(
     Returns:
         A :class:`ChatRequest` (system + user message, :func:`verdict_schema` attached).
     """
-    cutoff_s = _iso(cutoff) or ""
+    cutoff_s = to_iso(cutoff) or ""
     listing = [
-        {"index": i, "fact": str(it.get("fact") or ""), "declared_date": _iso(it.get("declared_date"))}
+        {"index": i, "fact": str(it.get("fact") or ""), "declared_date": to_iso(it.get("declared_date"))}
         for i, it in enumerate(items)
     ]
     system = (
@@ -167,12 +159,7 @@ def _parse_date(value: Any) -> tuple[dt.date | None, bool]:
     s = str(value).strip()
     if s.lower() in ("", "null", "none"):
         return None, True
-    try:
-        if len(s) != 10:
-            raise ValueError
-        return dt.date.fromisoformat(s), True
-    except ValueError:
-        return None, False
+    return (to_date(s), True) if is_iso_day(s) else (None, False)
 
 
 def _as_bool(value: Any) -> bool | None:
@@ -191,9 +178,10 @@ def parse_verdicts(text: str | None, n_items: int) -> tuple[dict[int, LLMVerdict
     boolean (or "true"/"false"), and, when ``plausible`` is false, ``corrected_date`` is null or a
     real ISO day (with ``plausible`` true any ``corrected_date`` is ignored). Never raises.
     """
-    raw, err = decode_json(text, list, ("verdicts", "items", "results"))
-    if raw is None:
-        return {}, f"not valid JSON ({err})"
+    decoded = decode_json(text, list, ("verdicts", "items", "results"))
+    if decoded.value is None:
+        return {}, f"not valid JSON ({decoded.problem})"
+    raw = decoded.value
     got: dict[int, LLMVerdict] = {}
     clash: set[int] = set()
     problems: list[str] = []
@@ -233,7 +221,7 @@ def _batches(items: Sequence[Mapping[str, Any]], batch_size: int) -> list[tuple[
     each group cut into chunks of at most ``batch_size``."""
     groups: dict[str, list[int]] = {}
     for i, it in enumerate(items):
-        groups.setdefault(_iso(it.get("cutoff_date")) or "", []).append(i)
+        groups.setdefault(to_iso(it.get("cutoff_date")) or "", []).append(i)
     out = []
     for cutoff, idxs in groups.items():
         for k in range(0, len(idxs), batch_size):

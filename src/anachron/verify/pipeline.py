@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from typing import Any, Protocol
 
 import pandas as pd
 
+from anachron.verify.citations import cited_ids
+from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import normalize_declared
 from anachron.verify.grounded import GroundedVerdict
 from anachron.verify.rules import earliest_public_date
@@ -64,30 +65,11 @@ LAYERS = ("grounded", "rules")
 #: Every layer a config may name (``llm`` needs a verifier model).
 ALL_LAYERS = ("grounded", "rules", "llm")
 
-_CITE = re.compile(r"\[([\d\s,;\-–]+)\]")
-
 
 class Grounding(Protocol):
     """A task's grounded checks: ``check(fact, instance) -> GroundedVerdict | None``."""
 
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None: ...
-
-
-def cited_ids(reasoning: str) -> set[int]:
-    """Evidence numbers cited in ``reasoning`` as [k], [1, 3], [1][2] or [2-4]."""
-    out: set[int] = set()
-    for m in _CITE.finditer(reasoning or ""):
-        for part in re.split(r"[,;\s]+", m[1].strip()):
-            if not part:
-                continue
-            rng = re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", part)
-            if rng:
-                a, b = int(rng[1]), int(rng[2])
-                if 0 < b - a < 50:
-                    out.update(range(a, b + 1))
-            elif part.isdigit():
-                out.add(int(part))
-    return out
 
 
 def verify_claim(
@@ -168,10 +150,9 @@ def extract_run_claims(
         params: its decoding parameters; contexts: instance_id -> grounding context.
 
     Returns:
-        instance_id -> list of :class:`anachron.verify.claims.Claim`.
+        instance_id -> list of :class:`anachron.verify.taxonomy.Claim`.
     """
     from anachron.llm.structured import EVIDENCE_USABLE
-    from anachron.verify.claims import extract_claims, extract_claims_llm
 
     usable = run[run["parse_status"].isin(EVIDENCE_USABLE)]
     outputs = [(json.loads(r.evidence or "[]"), r.reasoning or "") for r in usable.itertuples(index=False)]
@@ -181,12 +162,6 @@ def extract_run_claims(
     rows = [instances.loc[i] for i in usable["instance_id"]]
     got = extract_claims_llm(client, task, rows, outputs, params, ctxs)
     return {i: claims for i, (claims, _) in zip(usable["instance_id"], got)}
-
-
-def _as_claim_dicts(evidence: list[dict[str, Any]], reasoning: str, context: dict[str, Any]) -> list[Any]:
-    from anachron.verify.claims import extract_claims
-
-    return extract_claims(evidence, reasoning, context)
 
 
 def verify_run(
@@ -210,7 +185,7 @@ def verify_run(
         leak_on_same_day: see :func:`verify_claim`.
         task_name: the task (given to the claim categoriser).
         claims_by_instance: claims already extracted per instance (e.g. by the LLM extractor,
-            :class:`anachron.verify.claims.Claim`); others use the deterministic extractor.
+            :class:`anachron.verify.taxonomy.Claim`); others use the deterministic extractor.
         llm: the LLM layer's ``{"client", "params", "batch_size"}``; required when ``layers``
             has ``llm``.
 
@@ -236,7 +211,7 @@ def verify_run(
         if claims_by_instance is not None and r.instance_id in claims_by_instance:
             claims = claims_by_instance[r.instance_id]
         else:
-            claims = _as_claim_dicts(evidence, r.reasoning or "", {"task": task_name, **ctx})
+            claims = extract_claims(evidence, r.reasoning or "", {"task": task_name, **ctx})
         n_reasoning = 0
         for k, c in enumerate(claims, start=1):
             verdict = verify_claim(
