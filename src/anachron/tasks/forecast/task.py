@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
+from anachron.tasks.forecast import claims
 from anachron.tasks.forecast.calibration import ForecastPlanter
-from anachron.tasks.forecast.claims import OUTCOME_NOUNS, outcome_rule
 from anachron.tasks.forecast.dataset import SOURCE_TABLE, build_forecast_instances
 from anachron.tasks.forecast.grounding import make_forecast_grounding
 from anachron.verify.market import market_grounding_inputs
@@ -22,7 +22,11 @@ class ForecastTask(ProbabilityTask):
     name = "forecast"
     prediction_aliases = ("probability", "probability_yes", "forecast")
     sources = (SOURCE_TABLE,)
-    outcome_nouns = OUTCOME_NOUNS
+    outcome_nouns = claims.OUTCOME_NOUNS
+    # hooks implemented by the package's modules
+    outcome_rule = staticmethod(claims.outcome_rule)
+    make_grounding = staticmethod(make_forecast_grounding)
+    build = staticmethod(build_forecast_instances)
 
     def messages(self, row):
         inp = instance_inputs(row)
@@ -80,21 +84,12 @@ class ForecastTask(ProbabilityTask):
         )
         return ctx
 
-    def build(self, tables, task_config, *, knowledge_cutoffs):
-        return build_forecast_instances(tables, task_config, knowledge_cutoffs=knowledge_cutoffs)
-
     def describe(self, inputs):
         q = inputs.get("question", "")
         return ("Give the probability that a forecasting question resolves Yes.", f"the resolution of: {q}")
 
-    def outcome_rule(self, text, context):
-        return outcome_rule(text, context)
-
     def grounding_inputs(self, *, edgar):
         return market_grounding_inputs(edgar=edgar)
-
-    def make_grounding(self, inputs):
-        return make_forecast_grounding(inputs)
 
     def planter(self, instances, data, rng, frames, *, all_instances):
         return ForecastPlanter(instances, data, rng, frames)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
+from anachron.tasks.legal import claims
 from anachron.tasks.legal.calibration import LegalPlanter
 from anachron.tasks.legal.checks import legal_overlap_problems
-from anachron.tasks.legal.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.legal.dataset import OPTIONAL_TABLES, REQUIRED_TABLES, build_legal_instances
 from anachron.tasks.legal.grounding import DecisionGrounding
 
@@ -24,7 +24,12 @@ class LegalTask(ProbabilityTask):
     name = "legal"
     prediction_aliases = ("probability_petitioner", "probability", "p_petitioner")
     sources = REQUIRED_TABLES + OPTIONAL_TABLES
-    outcome_nouns = OUTCOME_NOUNS
+    outcome_nouns = claims.OUTCOME_NOUNS
+    # hooks implemented by the package's modules
+    outcome_rule = staticmethod(claims.outcome_rule)
+    is_consequence = staticmethod(claims.is_consequence)
+    overlap_problems = staticmethod(legal_overlap_problems)
+    build = staticmethod(build_legal_instances)
 
     def messages(self, row):
         inp = instance_inputs(row)
@@ -92,12 +97,6 @@ class LegalTask(ProbabilityTask):
             "petitioner_wins": lab["petitioner_wins"],
         }
 
-    def build(self, tables, task_config, *, knowledge_cutoffs):
-        return build_legal_instances(tables, task_config, knowledge_cutoffs=knowledge_cutoffs)
-
-    def overlap_problems(self, instances):
-        return legal_overlap_problems(instances)
-
     def describe(self, inputs):
         case = inputs.get("case_name", "the case")
         return (
@@ -105,12 +104,6 @@ class LegalTask(ProbabilityTask):
             f"before the {inputs.get('court', 'court')}.",
             f"the {inputs.get('court', 'court')}'s decision in {case}",
         )
-
-    def outcome_rule(self, text, context):
-        return outcome_rule(text, context)
-
-    def is_consequence(self, text, context):
-        return is_consequence(text, context)
 
     def make_grounding(self, inputs):
         return DecisionGrounding()

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
+from anachron.tasks.salary import claims
 from anachron.tasks.salary.calibration import SalaryPlanter
 from anachron.tasks.salary.checks import salary_overlap
-from anachron.tasks.salary.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.salary.dataset import SOURCE_TABLES, build_salary_instances
 from anachron.tasks.salary.grounding import ContractGrounding
 
@@ -85,7 +85,12 @@ class SalaryTask(Task):
     name = "salary"
     prediction_aliases = ("predicted_salary", "predicted_aav", "aav", "salary")
     sources = SOURCE_TABLES
-    outcome_nouns = OUTCOME_NOUNS
+    outcome_nouns = claims.OUTCOME_NOUNS
+    # hooks implemented by the package's modules
+    outcome_rule = staticmethod(claims.outcome_rule)
+    is_consequence = staticmethod(claims.is_consequence)
+    overlap_problems = staticmethod(salary_overlap)
+    build = staticmethod(build_salary_instances)
 
     def messages(self, row):
         inp = instance_inputs(row)
@@ -139,12 +144,6 @@ class SalaryTask(Task):
             "years": lab.get("years"),
         }
 
-    def build(self, tables, task_config, *, knowledge_cutoffs):
-        return build_salary_instances(tables, task_config, knowledge_cutoffs=knowledge_cutoffs)
-
-    def overlap_problems(self, instances):
-        return salary_overlap(instances)
-
     def describe(self, inputs):
         player, year = inputs.get("player", "the player"), inputs.get("year", "")
         return (
@@ -152,12 +151,6 @@ class SalaryTask(Task):
             f"({inputs.get('league', '')}).",
             f"the free-agent contract {player} signs in {year}",
         )
-
-    def outcome_rule(self, text, context):
-        return outcome_rule(text, context)
-
-    def is_consequence(self, text, context):
-        return is_consequence(text, context)
 
     def make_grounding(self, inputs):
         return ContractGrounding()

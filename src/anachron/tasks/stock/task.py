@@ -9,9 +9,9 @@ from scipy.stats import spearmanr
 
 from anachron.sources.paths import PRICES, PRICES_MANIFEST, SP500_MANIFEST, SP500_MEMBERSHIP, SP500_SECTORS
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
+from anachron.tasks.stock import claims
 from anachron.tasks.stock.calibration import StockPlanter
 from anachron.tasks.stock.checks import stock_overlap
-from anachron.tasks.stock.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.stock.dataset import build_stock_instances
 from anachron.tasks.stock.grounding import make_stock_grounding
 from anachron.verify.market import market_grounding_inputs
@@ -61,9 +61,14 @@ class StockTask(Task):
 
     name = "stock"
     prediction_aliases = ("ranking",)
-    outcome_nouns = OUTCOME_NOUNS
+    outcome_nouns = claims.OUTCOME_NOUNS
     rag_query_counts = (7, 12)  # TEMPO App. F.2 / I.2: stock benefits from more, diverse queries
     rag_query_aspects = QUERY_ASPECTS
+    # hooks implemented by the package's modules
+    outcome_rule = staticmethod(claims.outcome_rule)
+    is_consequence = staticmethod(claims.is_consequence)
+    overlap_problems = staticmethod(stock_overlap)
+    make_grounding = staticmethod(make_stock_grounding)
 
     def messages(self, row):
         inp = instance_inputs(row)
@@ -126,9 +131,6 @@ class StockTask(Task):
             tables["prices"], tables["membership"], tables["sectors"], task_config["windows"], seed=task_config["seed"]
         )
 
-    def overlap_problems(self, instances):
-        return stock_overlap(instances)
-
     def describe(self, inputs):
         comps = inputs.get("companies") or []
         tick = ", ".join(f"{c.get('ticker')} ({c.get('name')})" for c in comps if isinstance(c, dict))
@@ -138,17 +140,8 @@ class StockTask(Task):
             f"the total stock returns of {tick} {span}",
         )
 
-    def outcome_rule(self, text, context):
-        return outcome_rule(text, context)
-
-    def is_consequence(self, text, context):
-        return is_consequence(text, context)
-
     def grounding_inputs(self, *, edgar):
         return market_grounding_inputs(edgar=edgar)
-
-    def make_grounding(self, inputs):
-        return make_stock_grounding(inputs)
 
     def planter(self, instances, data, rng, frames, *, all_instances):
         return StockPlanter(instances, data, rng, frames)
