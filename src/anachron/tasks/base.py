@@ -19,6 +19,7 @@ implements only what it has:
 ==============================  ==========================================================
 hook                            used by
 ==============================  ==========================================================
+``check_config(block)``         :func:`anachron.config.validate_config` (cross-checks)
 ``sources``                     the fetch_source sources its dataset is built from
 ``dataset_inputs()``            rule build_dataset's inputs (rules/common.smk)
 ``build(tables, ...)``          :func:`anachron.tasks.build.build_task_dataset`
@@ -196,6 +197,14 @@ class Task(ABC):
         return {"cutoff_date": row["cutoff_date"], **self.entities(row)}
 
     # -- dataset ---------------------------------------------------------------------------
+
+    def check_config(self, task_config: dict[str, Any]) -> None:
+        """Cross-checks of the task's validated config block (``tasks.<name>``) that the schema
+        cannot express; called by :func:`anachron.config.validate_config`. Default: none.
+
+        Raises:
+            ConfigError: naming the offending key (``tasks.<name>...``).
+        """
 
     def dataset_inputs(self) -> dict[str, str]:
         """Raw files rule build_dataset reads, by name (workflow-relative paths).

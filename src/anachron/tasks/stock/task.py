@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Sequence
 
 import numpy as np
 from scipy.stats import spearmanr
 
+from anachron.errors import ConfigError
 from anachron.sources.paths import PRICES, PRICES_MANIFEST, SP500_MANIFEST, SP500_MEMBERSHIP, SP500_SECTORS
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.stock import claims
@@ -116,6 +118,18 @@ class StockTask(Task):
         ctx = self.entities(row)
         ctx.update(cutoff_date=row["cutoff_date"], label=instance_label(row))
         return ctx
+
+    def check_config(self, task_config):
+        for i, w in enumerate(task_config["windows"]):
+            try:
+                start, end = dt.date.fromisoformat(w["start"]), dt.date.fromisoformat(w["end"])
+            except ValueError as exc:
+                raise ConfigError(f"config key tasks.stock.windows.{i}: {exc}") from None
+            if end <= start:
+                raise ConfigError(f"config key tasks.stock.windows.{i}: end {w['end']} is not after start {w['start']}")
+        names = [w["name"] for w in task_config["windows"]]
+        if len(set(names)) != len(names):
+            raise ConfigError("config key tasks.stock.windows: window names must be unique")
 
     def dataset_inputs(self):
         return {
