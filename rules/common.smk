@@ -8,7 +8,8 @@ from snakemake.exceptions import WorkflowError
 from anachron.config import check_ready, edgar_enabled, snapshot_dir, validate_config
 from anachron.errors import ConfigError
 from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
-from anachron.sources.registry import SOURCES, TASK_SOURCES, source_params
+from anachron.sources.registry import SOURCES, source_params
+from anachron.tasks.registry import get_task
 
 try:
     validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
@@ -45,20 +46,8 @@ def run_outputs(kind, suffix="parquet"):
 
 
 def dataset_inputs(wildcards):
-    """Raw inputs that build_dataset needs for a task."""
-    if wildcards.task == "stock":
-        return {
-            "prices": "data/raw/yahoo/prices.parquet",
-            "membership": "data/raw/sp500/membership.parquet",
-            "sectors": "data/raw/sp500/sectors.parquet",
-            "prices_manifest": "data/raw/yahoo/manifest.json",
-            "sp500_manifest": "data/raw/sp500/manifest.json",
-        }
-    inputs = {}
-    for source in TASK_SOURCES[wildcards.task]:
-        inputs[source] = f"data/raw/{source}/data.parquet"
-        inputs[f"{source}_manifest"] = f"data/raw/{source}/manifest.json"
-    return inputs
+    """Raw inputs that build_dataset needs for a task (the task's dataset_inputs)."""
+    return get_task(wildcards.task).dataset_inputs()
 
 
 def corpus_inputs(wildcards):
@@ -98,19 +87,10 @@ def method_sample(wildcards):
 
 
 def grounding_inputs(wildcards):
-    """Point-in-time data the grounded verifier layer reads for a task (stock and forecast: prices,
-    S&P 500 changes and names, EDGAR company facts when enabled; salary and legal read their
-    instances' own contract / decision records)."""
-    if wildcards.task in ("stock", "forecast"):
-        inputs = {
-            "prices": "data/raw/yahoo/prices.parquet",
-            "sp500_changes": "data/raw/sp500/changes.parquet",
-            "sp500_sectors": "data/raw/sp500/sectors.parquet",
-        }
-        if EDGAR:
-            inputs["edgar"] = "data/raw/edgar/data.parquet"
-        return inputs
-    return {}
+    """Point-in-time data the grounded verifier layer reads for a task (the task's grounding_inputs:
+    stock and forecast: prices, S&P 500 changes and names, EDGAR company facts when enabled;
+    salary and legal read their instances' own contract / decision records)."""
+    return get_task(wildcards.task).grounding_inputs(edgar=EDGAR)
 
 
 def resolved_model(name):
@@ -141,14 +121,12 @@ SHAPLEY_RUNS = shapley_runs()
 
 
 def calibration_inputs(wildcards):
-    """Datasets of every task, the point-in-time data the grounded layer reads, and the
-    Temporal Hint runs whose evidence wording the planted claims imitate."""
+    """Datasets of every task, the point-in-time data the grounded layer reads (the union of the
+    tasks' grounding_inputs; the planters draw facts from it too), and the Temporal Hint runs
+    whose evidence wording the planted claims imitate."""
     inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in TASKS}
-    inputs["prices"] = "data/raw/yahoo/prices.parquet"
-    inputs["sp500_changes"] = "data/raw/sp500/changes.parquet"
-    inputs["sp500_sectors"] = "data/raw/sp500/sectors.parquet"
-    if EDGAR:
-        inputs["edgar"] = "data/raw/edgar/data.parquet"
+    for t in TASKS:
+        inputs.update(get_task(t).grounding_inputs(edgar=EDGAR))
     for t, m, mo in RUNS:
         if m == "temporal_hint":
             inputs[f"run_{t}_{mo}"] = f"results/runs/{t}/{m}/{mo}.parquet"

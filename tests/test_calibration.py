@@ -11,19 +11,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anachron.tasks.salary.grounding import ContractGrounding
+from anachron.tasks.salary.task import SalaryTask
 from anachron.verify.calibration import (
     ALL_LEAKS,
-    PLANTED_COLUMNS,
     calibrate,
     calibration_markdown,
     default_verify_fn,
-    edgar_facts,
-    plant_claims,
     verify_planted,
     wilson_ci,
 )
 from anachron.verify.dates import find_periods
 from anachron.verify.grounded import PriceGrounding
+from anachron.verify.market import edgar_facts
+from anachron.verify.planting import PLANTED_COLUMNS, plant_claims
 
 TICKERS = {"ALFA": "Alfa Energy Corp.", "BRVO": "Bravo Oil Inc.", "CHRL": "Charlie Drilling Co.",
            "DLTA": "Delta Pipelines", "ECHO": "Echo Refining Ltd."}
@@ -167,9 +168,6 @@ def test_salary_legal_forecast_plant_and_verify():
     assert set(planted.kind) == {"post_cutoff", "pre_cutoff", "outcome"}
     out = planted[planted.kind == "outcome"]
     assert out["fact"].str.contains(r"\$").all()
-    from anachron.verify.grounded import ContractGrounding
-    from anachron.tasks.salary import SalaryTask
-
     ctx = {r["instance_id"]: SalaryTask().grounding_context(r) for r in sal.to_dict("records")}
     table = calibrate(planted, default_verify_fn({"salary": ContractGrounding()}, ctx), [("grounded", "rules")])
     row = table[(table.kind == "outcome") & (table["style"] == "all")].iloc[0]

@@ -180,11 +180,26 @@ def test_a4_salary_positive(text):
 @pytest.mark.parametrize(
     "text,player",
     [("On August 7, 2021, it was reported that Oubre inked a contract carrying an AAV of $12.5M.", "Kelly Oubre Jr."),
-     ("On August 13, 2021, Len agreed to a 2-year deal worth $7,650,000 in total.", "Alex Len")],
+     ("On August 13, 2021, Alex Len agreed to a 2-year deal worth $7,650,000 in total.", "Alex Len")],
 )
 def test_a4_salary_name_forms(text, player):
     ctx = dict(SALARY, player=player, cutoff_date="2021-08-01", team="Golden State Warriors")
     assert categorize(text, ctx)[0] == "A4"
+
+
+def test_a4_salary_and_the_contract_check_agree_on_short_surnames():
+    # one name matcher (anachron.names): a surname alone counts from 4 letters, in the
+    # categoriser as in the grounded contract check, so "Len" alone is neither's outcome
+    from anachron.tasks.salary.grounding import ContractGrounding
+
+    text = "On August 13, 2021, Len agreed to a 2-year deal worth $7,650,000 in total."
+    ctx = dict(SALARY, player="Alex Len", cutoff_date="2021-08-01", team="Golden State Warriors",
+               signing_date="2021-08-13", aav=3_825_000, total_value=7_650_000)
+    assert categorize(text, ctx)[0] != "A4"
+    assert ContractGrounding().check(text, ctx) is None
+    full = text.replace("Len agreed", "Alex Len agreed")
+    assert categorize(full, ctx)[0] == "A4"
+    assert ContractGrounding().check(full, ctx).outcome
 
 
 @pytest.mark.parametrize(

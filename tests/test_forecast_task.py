@@ -12,17 +12,10 @@ import pytest
 
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.sources.forecastbench import ForecastBenchReader
-from anachron.tasks.base import INSTANCE_COLUMNS
+from anachron.tasks.base import INSTANCE_COLUMNS, brier_perf
 from anachron.tasks.checks import check_instances
-from anachron.tasks.forecast import (
-    CONFIG_SCHEMA,
-    ForecastTask,
-    assign_split,
-    brier_perf,
-    build_forecast_instances,
-    plain_text,
-    truncate,
-)
+from anachron.tasks.forecast import CONFIG_SCHEMA, ForecastTask, build_forecast_instances
+from anachron.tasks.forecast.dataset import assign_split, plain_text, truncate
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CUTOFFS = {"early-model": "2023-12-31", "late-model": "2024-06-30"}

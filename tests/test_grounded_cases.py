@@ -7,13 +7,11 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from anachron.verify.grounded import (
-    ContractGrounding,
-    DecisionGrounding,
-    IndexChangeGrounding,
-    ResolutionGrounding,
-    mentioned_tickers,
-)
+from anachron.names import mentioned_tickers
+from anachron.tasks.forecast.grounding import ResolutionGrounding
+from anachron.tasks.legal.grounding import DecisionGrounding
+from anachron.tasks.salary.grounding import ContractGrounding
+from anachron.verify.grounded import IndexChangeGrounding
 
 # -- legal: who ruled ---------------------------------------------------------------------
 

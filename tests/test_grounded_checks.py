@@ -7,12 +7,8 @@ import pandas as pd
 import pytest
 
 from anachron.verify import make_grounding
-from anachron.verify.grounded import (
-    CompositeGrounding,
-    IndexChangeGrounding,
-    PriceGrounding,
-    ResolutionGrounding,
-)
+from anachron.tasks.forecast.grounding import ResolutionGrounding
+from anachron.verify.grounded import CompositeGrounding, IndexChangeGrounding, PriceGrounding
 from anachron.verify.pipeline import verify_claim
 
 CUTOFF = dt.date(2019, 11, 29)

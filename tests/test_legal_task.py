@@ -19,18 +19,9 @@ from anachron.llm.structured import PARSE_BAD_PREDICTION, PARSE_OK, parse_output
 from anachron.sources import courtlistener, oyez, scdb
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.tasks.base import INSTANCE_COLUMNS
-from anachron.tasks.legal import (
-    CONFIG_SCHEMA,
-    EXCLUSION_COLUMNS,
-    LegalTask,
-    allocate_per_year,
-    build_legal_instances,
-    case_name_key,
-    legal_overlap_problems,
-    legal_perf,
-    party_key,
-    truncate_text,
-)
+from anachron.tasks.legal import CONFIG_SCHEMA, LegalTask, build_legal_instances, legal_perf
+from anachron.tasks.legal.checks import legal_overlap_problems
+from anachron.tasks.legal.dataset import EXCLUSION_COLUMNS, allocate_per_year, case_name_key, party_key, truncate_text
 
 SNAPSHOTS = Path(__file__).parent / "fixtures" / "snapshots"
 KC = {"tiny": "2024-06-30"}

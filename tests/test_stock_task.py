@@ -13,7 +13,8 @@ import pytest
 
 from anachron.sources.sp500 import GICSSectorReader, SP500MembershipReader
 from anachron.sources.yahoo import YahooPriceReader
-from anachron.tasks.stock import INSTANCE_COLUMNS, build_stock_instances, stock_perf
+from anachron.tasks.base import INSTANCE_COLUMNS
+from anachron.tasks.stock import build_stock_instances, stock_perf
 
 SNAPSHOTS = Path(__file__).parent / "fixtures" / "snapshots"
 

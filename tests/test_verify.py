@@ -6,7 +6,8 @@ import pytest
 
 from anachron.verify.citations import cited_ids
 from anachron.verify.dates import find_periods, normalize_declared
-from anachron.verify.grounded import PriceGrounding, mentioned_tickers
+from anachron.names import mentioned_tickers
+from anachron.verify.grounded import PriceGrounding
 from anachron.verify.pipeline import verify_claim, verify_run
 from anachron.verify.rules import earliest_public_date
 
@@ -156,7 +157,7 @@ def test_verify_run_one_row_per_evidence_item():
 
 
 def test_contract_grounding_flags_the_predicted_contract():
-    from anachron.verify.grounded import ContractGrounding
+    from anachron.tasks.salary.grounding import ContractGrounding
 
     ctx = {"cutoff_date": "2019-06-30", "player": "Jordan Example", "signing_date": "2019-07-06",
            "aav": 25_000_000.0, "total_value": 100_000_000.0, "years": 4}
@@ -171,7 +172,7 @@ def test_contract_grounding_flags_the_predicted_contract():
 
 
 def test_decision_grounding_flags_the_decision_not_lower_courts():
-    from anachron.verify.grounded import DecisionGrounding
+    from anachron.tasks.legal.grounding import DecisionGrounding
 
     ctx = {"cutoff_date": "2020-06-14", "case_name": "Smith v. Jones", "petitioner": "Alice Smith",
            "respondent": "Bob Jones", "decision_date": "2020-06-15"}
@@ -185,7 +186,7 @@ def test_decision_grounding_flags_the_decision_not_lower_courts():
 
 
 def test_decision_grounding_needs_the_court_when_only_a_party_is_named():
-    from anachron.verify.grounded import DecisionGrounding
+    from anachron.tasks.legal.grounding import DecisionGrounding
 
     ctx = {"cutoff_date": "2020-06-14", "case_name": "Smith v. Environmental Protection Agency",
            "petitioner": "Alice Smith", "respondent": "Environmental Protection Agency", "decision_date": "2020-06-15"}

@@ -10,7 +10,6 @@ starts (model endpoints and keys, local model files).
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import hashlib
 import importlib
 import json
@@ -22,6 +21,7 @@ import jsonschema
 import yaml
 
 from anachron.errors import ConfigError
+from anachron.tasks.registry import find_task
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
@@ -78,7 +78,9 @@ def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] 
     Raises:
         ConfigError: naming the key (dotted path) and what is wrong, for an unknown key,
             a wrong type, a bad value, or a failed cross-check (a model in ``run.models``
-            that ``models`` does not define, a window whose end is not after its start).
+            that ``models`` does not define, a task's own check of its block,
+            :meth:`~anachron.tasks.base.Task.check_config`: a stock window whose end is not
+            after its start).
     """
     schema = load_schema(schema_path)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
@@ -100,16 +102,10 @@ def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] 
     for t in config["run"]["sample"]:
         if t not in config["run"]["tasks"] and t not in config["tasks"]:
             raise ConfigError(f"config key run.sample.{t}: unknown task {t!r}")
-    for i, w in enumerate(config["tasks"]["stock"]["windows"]):
-        try:
-            start, end = dt.date.fromisoformat(w["start"]), dt.date.fromisoformat(w["end"])
-        except ValueError as exc:
-            raise ConfigError(f"config key tasks.stock.windows.{i}: {exc}") from None
-        if end <= start:
-            raise ConfigError(f"config key tasks.stock.windows.{i}: end {w['end']} is not after start {w['start']}")
-    names = [w["name"] for w in config["tasks"]["stock"]["windows"]]
-    if len(set(names)) != len(names):
-        raise ConfigError("config key tasks.stock.windows: window names must be unique")
+    for name, block in config["tasks"].items():
+        task = find_task(name)
+        if task is not None:
+            task.check_config(block)
     for key, name in auxiliary_models(config).items():
         if name not in config["models"]:
             raise ConfigError(f"config key {key}: model {name!r} is not defined under `models` (have {sorted(config['models'])})")

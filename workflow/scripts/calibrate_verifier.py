@@ -7,16 +7,16 @@ import pandas as pd
 from anachron.io import write_parquet
 from anachron.logs import log_to
 from anachron.verify import make_grounding
-from anachron.verify.calibration import grounding_contexts, plant_claims, summarize_calibration, verify_planted
+from anachron.verify.calibration import grounding_contexts, summarize_calibration, verify_planted
 from anachron.verify.pipeline import verify_table
+from anachron.verify.planting import plant_claims
 from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
 with log_to(sm.log[0]) as log:
     cfg = dict(sm.params.calibration)
-    names = [k for k in ("prices", "edgar", "sp500_changes", "sp500_sectors") if k in sm.input.keys()]
-    files = {k: sm.input[k] for k in names}
+    files = {k: v for k, v in sm.input.items() if not k.startswith(("dataset_", "run_"))}
     data = {k: pd.read_parquet(v) for k, v in files.items()}
     planted, groundings, contexts = [], {}, {}
     for task in sm.params.tasks:

@@ -4,11 +4,13 @@ Follows the TEMPO paper's RAG baseline (App. F.2, query prompt structure App. I.
 DESIGN §4:
 
 1. **Query generation** — one LLM call (a single user message) gets the task's user prompt
-   and the cutoff date and returns a JSON array ``[{"query": ...}, ...]`` of 7–12 queries for
-   the stock task and 3–6 otherwise, each naming the year. When the answer is unusable
-   (LLM error, not JSON, not a list, too few distinct queries with words) a deterministic
-   fallback builds the queries from the instance's entities (:meth:`Task.entities`) and the
-   cutoff year. Which path was taken is recorded in the trace.
+   and the cutoff date and returns a JSON array ``[{"query": ...}, ...]`` of as many queries
+   as the task's :attr:`~anachron.tasks.base.Task.rag_query_counts` (7–12 for the stock task,
+   3–6 otherwise), each naming the year. When the answer is unusable (LLM error, not JSON,
+   not a list, too few distinct queries with words) a deterministic fallback builds the
+   queries from the instance's entities (:meth:`Task.entities`), the task's
+   :attr:`~anachron.tasks.base.Task.rag_query_aspects` and the cutoff year. Which path was
+   taken is recorded in the trace.
 2. **Search** — every query goes to a :class:`~anachron.retrieval.search.SearchBackend` with
    ``as_of=cutoff`` (mode ``"enforced"``: hard date filter) or ``as_of=None`` (mode
    ``"unrestricted"``, the Anachron v0 "Mode A"), up to ``results_per_query`` hits each.
@@ -47,6 +49,7 @@ from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.methods.base import MethodResult, generate_and_parse, generation_request
 from anachron.tasks.base import Task, instance_inputs
+from anachron.tasks.registry import get_task
 from anachron.verify.dates import find_periods
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -76,9 +79,6 @@ TOOL_CALL_COLUMNS = [
 MODES = ("enforced", "unrestricted")
 #: Method names of the two modes (config keys under ``methods``).
 METHOD_NAMES = {"enforced": "rag", "unrestricted": "rag_unrestricted"}
-#: Query-count ranges per task (TEMPO App. F.2 / I.2): stock benefits from more, diverse queries.
-QUERY_COUNTS = {"stock": (7, 12)}
-DEFAULT_QUERY_COUNTS = (3, 6)
 #: Header line of the passages block (neutral: no dates, no validity framing, no guidance).
 PASSAGES_HEADER = "Search results:"
 #: A cut passage keeps at least this many characters; with less room left it is dropped.
@@ -94,13 +94,14 @@ class _Validity(Protocol):
 # ---------------------------------------------------------------------------------------------
 
 
-def query_count_range(task_name: str, queries_min: int | None = None, queries_max: int | None = None) -> tuple[int, int]:
-    """``(min, max)`` number of queries for a task: 7–12 for stock, 3–6 otherwise; overrides win.
+def query_count_range(task: Task | str, queries_min: int | None = None, queries_max: int | None = None) -> tuple[int, int]:
+    """``(min, max)`` number of queries for a task (a Task or its registered name): its
+    :attr:`~anachron.tasks.base.Task.rag_query_counts` (7–12 for stock, 3–6 otherwise); overrides win.
 
     Raises:
-        ConfigError: when a bound is below 1 or ``min > max``.
+        ConfigError: when a bound is below 1 or ``min > max``, or for an unknown task name.
     """
-    lo, hi = QUERY_COUNTS.get(task_name, DEFAULT_QUERY_COUNTS)
+    lo, hi = (get_task(task) if isinstance(task, str) else task).rag_query_counts
     lo = lo if queries_min is None else int(queries_min)
     hi = hi if queries_max is None else int(queries_max)
     if lo < 1 or hi < lo:
@@ -213,28 +214,6 @@ def parse_queries(text: str, queries_min: int, queries_max: int) -> tuple[list[s
     return queries, reason, len(found)
 
 
-_STOCK_ASPECTS = (
-    "{s} quarterly earnings {y}",
-    "{s} stock price {y}",
-    "{s} revenue guidance {y}",
-    "{s} analyst rating {y}",
-    "{s} news {y}",
-    "{s} annual report {y}",
-    "{s} debt and cash flow {y}",
-    "{s} competition {y}",
-    "{s} management {y}",
-    "{s} dividends and buybacks {y}",
-    "{s} risks {y}",
-    "{s} industry outlook {y}",
-)
-_OTHER_ASPECTS = (
-    "{s} {y}",
-    "{s} news {y}",
-    "{s} analysis {y}",
-    "{s} background {y}",
-    "{s} record {y}",
-    "{s} developments {y}",
-)
 #: Entity keys used by the fallback, most identifying first.
 _SUBJECT_KEYS = ("players", "case_name", "parties", "names", "tickers", "series")
 
@@ -272,15 +251,15 @@ def fallback_queries(task: Task, row: pd.Series | dict[str, Any], queries_min: i
 
     Subjects come from :meth:`Task.entities` (stock: "name ticker" per company; salary: the
     player; legal: the case name, then the parties; otherwise tickers, series, or the
-    question), each combined with task-specific aspects ("{subject} quarterly earnings
-    {year}", ...) aspect by aspect, so the first queries cover every subject. Returns
+    question), each combined with the task's :attr:`~anachron.tasks.base.Task.rag_query_aspects`
+    ("{subject} quarterly earnings {year}", ...) aspect by aspect, so the first queries cover
+    every subject. Returns
     ``queries_max`` queries when that many combinations exist (at least ``queries_min`` is
     the aim; fewer only when subjects x aspects is smaller).
     """
     year = str(row["cutoff_date"])[:4]
-    aspects = _STOCK_ASPECTS if task.name == "stock" else _OTHER_ASPECTS
     out: list[str] = []
-    for aspect in aspects:
+    for aspect in task.rag_query_aspects:
         for s in _fallback_subjects(task, row):
             out.append(aspect.format(s=s, y=year))
             if len(out) >= queries_max:
@@ -532,7 +511,7 @@ def prepare_rag(
     ``mode`` or a non-positive count / budget.
     """
     _check_config(mode, results_per_query, token_budget, chars_per_token, max_evidence)
-    qmin, qmax = query_count_range(task.name, queries_min, queries_max)
+    qmin, qmax = query_count_range(task, queries_min, queries_max)
     method = method_name or METHOD_NAMES[mode]
     model = client.spec.name
     budget_chars = token_budget * chars_per_token

@@ -26,14 +26,6 @@ SOURCES = {
     "news": "anachron.sources.news",
 }
 
-#: Which sources each task's dataset is built from.
-TASK_SOURCES = {
-    "salary": ("nba", "nhl"),
-    "legal": ("oyez", "scdb", "courtlistener"),
-    "forecast": ("forecastbench",),
-}
-
-
 #: Config blocks that hold a source's fetch settings, where not ``sources.<name>``.
 SOURCE_CONFIG_PATH = {"forecastbench": ("tasks", "forecast")}
 #: Keys of a source block that steer the workflow, not the fetch.

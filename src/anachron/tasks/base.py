@@ -8,19 +8,61 @@ The prompt structure follows the TEMPO paper (App. I.1): a strict temporal
 constraint anchored to the cutoff date, an evidence-integrity rule, and three
 steps (dated evidence, reasoning citing evidence by number, prediction). The
 wording is the project's own.
+
+A task is a package ``anachron/tasks/<name>/`` whose :class:`Task` subclass owns
+everything about it; the generic code (the workflow's input functions, the dataset
+build and checks, the claim categoriser, the grounded verifier, calibration and RAG)
+calls the hooks below through :mod:`anachron.tasks.registry` and never branches on a
+task's name. Every hook but the four abstract methods has a default, so a new task
+implements only what it has:
+
+===========================================  ===========================================================
+hook                                         used by
+===========================================  ===========================================================
+``check_config(block)``                      :func:`anachron.config.validate_config` (cross-checks)
+``sources``                                  the fetch_source sources its dataset is built from
+``dataset_inputs()``                         rule build_dataset's inputs (rules/common.smk)
+``build(tables, ...)``                       :func:`anachron.tasks.build.build_task_dataset`
+``overlap_problems(df)``                     :func:`anachron.tasks.checks.check_instances`
+``describe(inputs)``                         the LLM claim extractor's prompt
+``outcome_rule(text, ctx)``                  :func:`anachron.verify.claims.categorize` (A4)
+``outcome_nouns``, ``is_consequence``        :func:`anachron.verify.claims.categorize` (A5)
+``grounding_inputs(edgar=)``                 rules verify_claims and calibrate_verifier's inputs
+``make_grounding(inputs)``                   :func:`anachron.verify.make_grounding` (grounded layer)
+``planter(...)``                             :func:`anachron.verify.planting.plant_claims` (calibration)
+``rag_query_counts``, ``rag_query_aspects``  :mod:`anachron.methods.rag` (query count, fallback queries)
+===========================================  ===========================================================
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import pandas as pd
 
+from anachron.sources.paths import source_inputs
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import numpy as np
+
+    from anachron.verify.pipeline import Grounding
+    from anachron.verify.planting import Planter, PlantInstance
+
 #: Columns every task's instance table has (DESIGN §3).
 INSTANCE_COLUMNS = ["instance_id", "task", "split", "cutoff_date", "inputs", "label", "provenance"]
+#: Fallback RAG query templates of a task ("{s}": a subject of the instance, "{y}": the cutoff year).
+DEFAULT_QUERY_ASPECTS = (
+    "{s} {y}",
+    "{s} news {y}",
+    "{s} analysis {y}",
+    "{s} background {y}",
+    "{s} record {y}",
+    "{s} developments {y}",
+)
 
 
 def instance_inputs(row: pd.Series | dict[str, Any]) -> dict[str, Any]:
@@ -101,12 +143,32 @@ def brier_perf(probability: float, outcome: int | float | bool) -> float:
     return 1.0 - (p - y) ** 2
 
 
+def generic_description(name: str) -> tuple[str, str]:
+    """``(task_description, target_event)`` of a task that describes nothing more specific."""
+    return (f"Prediction task: {name}.", "the outcome being predicted")
+
+
 class Task(ABC):
-    """One prediction task (DESIGN §3). Subclasses are stateless."""
+    """One prediction task (DESIGN §3). Subclasses are stateless.
+
+    The four abstract methods define prompting and scoring; the other hooks (see the module
+    docstring) default to "nothing task-specific": no dataset inputs, no overlap check, no
+    outcome rule, no grounded check, no planter, the default RAG query settings.
+    """
 
     name: ClassVar[str]
     #: Other JSON keys a model may use for the prediction (accepted by the parser).
     prediction_aliases: ClassVar[tuple[str, ...]] = ()
+    #: Sources (``anachron.sources.registry.SOURCES`` names) the dataset is built from; each
+    #: becomes a ``tables`` entry of :meth:`build` (and its manifest a ``<name>_manifest`` input).
+    sources: ClassVar[tuple[str, ...]] = ()
+    #: Nouns naming this task's outcome, a regex alternation ("ruling|decision"): "following the
+    #: <noun>" / "praised the <noun>" make a claim a consequence of the outcome (A5).
+    outcome_nouns: ClassVar[str] = "outcome"
+    #: RAG: ``(min, max)`` number of model-written search queries (TEMPO App. F.2 / I.2).
+    rag_query_counts: ClassVar[tuple[int, int]] = (3, 6)
+    #: RAG: fallback query templates, tried aspect by aspect over the instance's subjects.
+    rag_query_aspects: ClassVar[tuple[str, ...]] = DEFAULT_QUERY_ASPECTS
 
     @abstractmethod
     def messages(self, row: pd.Series | dict[str, Any]) -> list[dict[str, str]]:
@@ -131,6 +193,105 @@ class Task(ABC):
     def grounding_context(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
         """What the grounded verifier layer needs to know about an instance (cutoff at least)."""
         return {"cutoff_date": row["cutoff_date"], **self.entities(row)}
+
+    # -- dataset ---------------------------------------------------------------------------
+
+    def check_config(self, task_config: dict[str, Any]) -> None:
+        """Cross-checks of the task's validated config block (``tasks.<name>``) that the schema
+        cannot express; called by :func:`anachron.config.validate_config`. Default: none.
+
+        Raises:
+            ConfigError: naming the offending key (``tasks.<name>...``).
+        """
+
+    def dataset_inputs(self) -> dict[str, str]:
+        """Raw files rule build_dataset reads, by name (workflow-relative paths).
+
+        Default: the table and manifest of every source in :attr:`sources`
+        (``{"nba": "data/raw/nba/data.parquet", "nba_manifest": ".../manifest.json"}``).
+        Names ending in ``_manifest`` are JSON manifests; every other file is a Parquet table.
+        """
+        return source_inputs(self.sources)
+
+    def build(
+        self, tables: Mapping[str, pd.DataFrame], task_config: dict[str, Any], *, knowledge_cutoffs: dict[str, str]
+    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Build the instance table; returns ``(instances, exclusions)``.
+
+        Args:
+            tables: every non-manifest input of :meth:`dataset_inputs`, read from Parquet.
+            task_config: the task's block of the validated config (``tasks.<name>``).
+            knowledge_cutoffs: model name -> ISO knowledge cutoff of every configured model.
+
+        Returns:
+            ``instances`` with :data:`INSTANCE_COLUMNS`; ``exclusions``, one row per dropped
+            record (a ``reason`` column is counted in the manifest).
+
+        Raises:
+            NotImplementedError: the task has no dataset builder.
+        """
+        raise NotImplementedError(f"task {self.name!r} has no dataset builder")
+
+    def overlap_problems(self, instances: pd.DataFrame) -> list[str]:
+        """Task-specific train/eval overlap violations of an instance table (default: none)."""
+        return []
+
+    # -- claims ----------------------------------------------------------------------------
+
+    def describe(self, inputs: dict[str, Any]) -> tuple[str, str]:
+        """``(task_description, target_event)`` for the LLM claim extractor's prompt, from the
+        instance's decoded ``inputs`` only (what the generator saw; never the label)."""
+        return generic_description(self.name)
+
+    def outcome_rule(self, text: str, context: Mapping[str, Any]) -> str | None:
+        """The ``A4:<task>:...`` rule when claim ``text`` states this instance's own outcome, else None.
+
+        ``context`` is :meth:`grounding_context` plus ``{"task": name}``. Default: no A4 rule.
+        """
+        return None
+
+    def is_consequence(self, text: str, context: Mapping[str, Any]) -> bool:
+        """Whether a claim that the generic A5 patterns matched ("following the ruling, ...")
+        follows from this instance's outcome, not from another one (a lower court's ruling, a
+        previous team's contract). Default: True."""
+        return True
+
+    # -- verification ----------------------------------------------------------------------
+
+    def grounding_inputs(self, *, edgar: bool) -> dict[str, str]:
+        """Point-in-time data files the grounded checks read, by name (workflow-relative paths).
+
+        ``edgar``: whether EDGAR company facts are enabled (config ``sources.edgar``).
+        Default: none. Calibration plants from the union of the configured tasks' files.
+        """
+        return {}
+
+    def make_grounding(self, inputs: Mapping[str, str | os.PathLike[str]]) -> Grounding | None:
+        """The grounded checks (``check(fact, context) -> GroundedVerdict | None``) built from
+        the files of :meth:`grounding_inputs` (a missing file drops its check); None: none."""
+        return None
+
+    def planter(
+        self,
+        instances: list[PlantInstance],
+        data: Mapping[str, pd.DataFrame],
+        rng: np.random.Generator,
+        frames: list[str],
+        *,
+        all_instances: pd.DataFrame,
+    ) -> Planter | None:
+        """The calibration planter of claims of known truth (:class:`anachron.verify.planting.Planter`).
+
+        Args:
+            instances: the eval and control instances to plant on.
+            data: the point-in-time tables of the configured tasks' :meth:`grounding_inputs`.
+            rng: the planting's random generator; frames: real evidence openers to reuse.
+            all_instances: the whole dataset (a pool of other contracts, decisions, ...).
+
+        Returns:
+            A planter, or None when the task plants nothing (calibration then rejects it).
+        """
+        return None
 
 
 class ProbabilityTask(Task):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from collections import Counter
@@ -11,9 +10,8 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from anachron.errors import ConfigError
 from anachron.io import sha256_file
-from anachron.sources.registry import TASK_SOURCES
+from anachron.tasks.registry import get_task
 
 
 def _manifests(inputs: Mapping[str, str | os.PathLike[str]]) -> list[dict[str, Any]]:
@@ -46,8 +44,8 @@ def build_task_dataset(
 
     Args:
         task: task name.
-        inputs: named input files (stock: ``prices``, ``membership``, ``sectors`` Parquet; other
-            tasks: one Parquet table per source name) and the raw ``*_manifest`` JSON files.
+        inputs: named input files: the task's :meth:`~anachron.tasks.base.Task.dataset_inputs`
+            (Parquet tables, and the raw ``*_manifest`` JSON files).
         task_config: the task's block of the validated config.
         knowledge_cutoffs: model name -> ISO knowledge cutoff of every configured model
             (control splits must lie after all of them).
@@ -55,22 +53,9 @@ def build_task_dataset(
     Raises:
         ConfigError: for an unknown task.
     """
-    if task == "stock":
-        from anachron.tasks.stock import build_stock_instances
-
-        instances, exclusions = build_stock_instances(
-            pd.read_parquet(inputs["prices"]),
-            pd.read_parquet(inputs["membership"]),
-            pd.read_parquet(inputs["sectors"]),
-            task_config["windows"],
-            seed=task_config["seed"],
-        )
-    elif task in TASK_SOURCES:
-        tables = {k: pd.read_parquet(v) for k, v in inputs.items() if not k.endswith("_manifest")}
-        builder = getattr(importlib.import_module(f"anachron.tasks.{task}"), f"build_{task}_instances")
-        instances, exclusions = builder(tables, task_config, knowledge_cutoffs=dict(knowledge_cutoffs or {}))
-    else:
-        raise ConfigError(f"unknown task {task!r}")
+    spec = get_task(task)
+    tables = {k: pd.read_parquet(v) for k, v in inputs.items() if not k.endswith("_manifest")}
+    instances, exclusions = spec.build(tables, task_config, knowledge_cutoffs=dict(knowledge_cutoffs or {}))
     reason_col = "reason" if "reason" in exclusions.columns else None
     manifest = {
         "task": task,

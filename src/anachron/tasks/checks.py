@@ -4,9 +4,10 @@ Checked for every task: required columns; unique instance ids; every cutoff an
 ISO ``YYYY-MM-DD`` date; known split names; labels and inputs valid JSON; no
 overlap between train and eval (instance ids, and per task: stock windows must
 not overlap in time and no company group may repeat across splits); control
-instances after every configured model's knowledge cutoff; salary player-years and
-legal case names / dockets not shared between train and eval. A violation fails the
-workflow; the report lists counts per task and split.
+instances after every configured model's knowledge cutoff; and each task's own
+:meth:`~anachron.tasks.base.Task.overlap_problems` (salary player-years, legal case names /
+dockets not shared between train and eval). A violation fails the workflow; the report
+lists counts per task and split.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pandas as pd
 
 from anachron.dates import is_iso_day
 from anachron.tasks.base import INSTANCE_COLUMNS
+from anachron.tasks.registry import find_task
 
 SPLITS = ("train", "eval", "control")
 
@@ -56,39 +58,9 @@ def check_instances(task: str, df: pd.DataFrame, knowledge_cutoffs: Mapping[str,
             problems.append(
                 f"{task}: {len(early)} control instances have a cutoff on or before model {model!r}'s knowledge cutoff {kc}"
             )
-    if task == "stock":
-        problems += _stock_overlap(df)
-    elif task == "salary":
-        problems += _salary_overlap(df)
-    elif task == "legal":
-        from anachron.tasks.legal import legal_overlap_problems
-
-        problems += legal_overlap_problems(df)
-    return problems
-
-
-def _salary_overlap(df: pd.DataFrame) -> list[str]:
-    inputs = df["inputs"].map(json.loads)
-    keys = inputs.map(lambda i: (str(i.get("player", "")).strip().lower(), i.get("year")))
-    shared = set(keys[df["split"] == "eval"]) & set(keys[df["split"] == "train"])
-    return [f"salary: {len(shared)} player-years appear in both train and eval (e.g. {sorted(shared)[:3]})"] if shared else []
-
-
-def _stock_overlap(df: pd.DataFrame) -> list[str]:
-    problems = []
-    inputs = df["inputs"].map(json.loads)
-    spans = {}
-    for split, inp in zip(df["split"], inputs):
-        spans.setdefault(split, set()).add((inp["start_date"], inp["end_date"]))
-    for a in spans.get("eval", set()):
-        for b in spans.get("train", set()):
-            if a[0] <= b[1] and b[0] <= a[1]:
-                problems.append(f"stock: eval window {a} overlaps train window {b}")
-    groups = inputs.map(lambda i: tuple(sorted(c["ticker"] for c in i["companies"])))
-    by_split = {s: set(groups[df["split"] == s]) for s in set(df["split"])}
-    shared = by_split.get("eval", set()) & by_split.get("train", set())
-    if shared:
-        problems.append(f"stock: {len(shared)} company groups appear in both train and eval")
+    spec = find_task(task)
+    if spec is not None:
+        problems += spec.overlap_problems(df)
     return problems
 
 

@@ -17,6 +17,7 @@ Two extractors produce :class:`Claim` lists:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -24,9 +25,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from anachron.dates import to_date
 from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
+from anachron.tasks.base import Task, generic_description
+from anachron.tasks.registry import TASKS, all_tasks, find_task
 from anachron.verify.citations import cited_in, split_sentences, strip_citations
 from anachron.verify.dates import Period, find_periods, normalize_declared
-from anachron.verify.grounded import LOWER_COURT as _LOWER_COURT
 from anachron.verify.taxonomy import (  # noqa: F401  (re-exported while callers move to taxonomy)
     ALWAYS_CLEAN,
     ALWAYS_LEAKED,
@@ -45,7 +47,8 @@ if TYPE_CHECKING:
 # text features
 # ---------------------------------------------------------------------------------------
 
-_HEDGE = re.compile(
+#: Hedged or future-tense wording ("expected to", "likely", "will"): a claim so worded is no outcome.
+HEDGE = re.compile(
     r"\b(expect(?:s|ed)? to|is expected|are expected|likely|unlikely|probably|(?-i:may)(?!\s+[0-9])|might|could|"
     r"would|should|will|won't|predict(?:s|ed)?|forecast(?:s|ed)? (?:that|to)|projected to|anticipate[sd]?|rumou?red|"
     r"speculat\w*|possib(?:le|ly)|potential(?:ly)?|chance|odds|probability)\b",
@@ -103,73 +106,14 @@ _EVENT_VERB = re.compile(
     r"remanded|upheld|struck down)\b",
     re.I,
 )
-_STOCK_MOVE = re.compile(
-    r"\b(returns?|returned|gain(?:ed|s)?|rose|rise|risen|rising|fell|fall(?:en|ing)?|drop(?:ped|s)?|"
-    r"declin(?:e|ed|es|ing)|surg(?:e|ed|es)|plung(?:e|ed|es)|plummet(?:ed|s)?|tumbl(?:e|ed|es)|soar(?:ed|s)?|"
-    r"jump(?:ed|s)?|slump(?:ed|s)?|rall(?:y|ied|ies)|rebound(?:ed|s)?|crash(?:ed|es)?|sank|sunk|lost|"
-    r"outperform(?:ed|s)?|underperform(?:ed|s)?|best[- ]perform\w*|worst[- ]perform\w*|performer|"
-    r"increase[ds]?|decrease[ds]?|loss|losses|advanc(?:e|ed|es)|slid|slide|up|down)\b",
-    re.I,
-)
-_STOCK_NOUN = re.compile(
-    r"\b(shares?|stocks?|share price|stock price|price|prices|returns?|market (?:cap|capitalization|value)|"
-    r"valuation|traded|trading|closed|performer|perform\w*)\b",
-    re.I,
-)
-_PRICE_WORDS = re.compile(
-    r"\b(clos(?:e|ed|ing) (?:at|of)|traded at|trading at|price[sd]? (?:at|of)|priced at|(?:a|per) share)\b", re.I
-)
-_FUNDAMENTAL = re.compile(
-    r"\b(revenues?|sales|earnings|eps|net income|net loss|income|profits?|margins?|ebitda|cash flow|deliveries|"
-    r"production|output|demand|dividends?|debt|guidance|bookings|subscribers|users|headcount)\b",
-    re.I,
-)
-_WINDOW_PHRASE = re.compile(
-    r"\b(?:over|during|across|through(?:out)?|in|by the end of|at the end of|end(?:ed|s)?|finish(?:ed|es)?) the "
-    r"(?:\w+ )?(?:window|period|horizon|ranking period|evaluation period|prediction period|forecast period)\b",
-    re.I,
-)
-_DECISION = re.compile(
-    r"\b(ruled|rules|held|holds|decided|reversed|affirmed|vacated|remanded|sided with|struck down|upheld|"
-    r"dissent(?:ed|ing)?|opinion of the court|in favou?r of|found for|ruling for|[0-9]-[0-9] (?:vote|decision|"
-    r"ruling|majority))\b",
-    re.I,
-)
-_SUPREME = re.compile(
-    r"\b(U\.?S\.? Supreme Court|(?-i:[Tt]he) Supreme Court|Supreme Court of the United States|justices?|SCOTUS)\b", re.I
-)
-_THE_COURT = re.compile(r"\b[Tt]he (?:Court|Justices|majority|high court)\b(?!\s+of\s+Appeals|\s+below)")
-_CASE_REF = re.compile(
-    r"\b(this case|the case|this dispute|the petitioners?|the respondents?|the appellants?|the appellees?)\b", re.I
-)
-_CASE_CITE = re.compile(r"\b([A-Z][\w.&'-]*(?:\s+[A-Z][\w.&'-]*)*)\s+v\.?s?\.?\s+([A-Z][\w.&'-]*(?:\s+[A-Z][\w.&'-]*)*)")
-_CONTRACT = re.compile(
-    r"\b(sign(?:ed|s|ing) with|agreed to|agreed on|agreement with|inked|re-signed|aav|average annual value|"
-    r"per (?:year|season)|annually|a year|contract|deal|offer sheet|extension)\b",
-    re.I,
-)
-_SIGNING = re.compile(r"\b(sign(?:ed|s|ing)|agreed|inked|re-signed|join(?:ed|s|ing))\b", re.I)
-_MONEY = re.compile(r"\$\s?[0-9]|[0-9](?:\.[0-9]+)?\s*(?:million|billion|m\b|mm\b)", re.I)
-_RESOLUTION = re.compile(
-    r"\bturned out (?:to be |as )?[\"']?(yes|no|true|false)\b|\b(?:answer|outcome|result) (?:to|of|for) .{0,300}?"
-    r"\b(?:was|is|came out|turned out to be) [\"']?(yes|no)\b|"
-    r"\bresolved?\s+(?:as\s+|to\s+)?[\"']?(yes|no|true|false)\b|\bquestion (?:was |has been |had been )?resolved\b"
-    r"|\bresolution (?:was|is|came) [\"']?(yes|no)\b|\bresolved (?:positively|negatively)\b",
-    re.I,
-)
-
-_A5_NOUNS = {
-    "legal": r"ruling|decision|judgment|verdict|opinion|holding|outcome",
-    "salary": r"contract|signing|deal|agreement|move|outcome",
-    "stock": r"crash|sell-?off|plunge|collapse|rally|drop|decline|rebound|outcome",
-    "forecast": r"resolution|outcome",
-}
-_A5_ALL = "|".join(sorted(set("|".join(_A5_NOUNS.values()).split("|"))))
 _A5_LEADS = r"following|after|since|in the wake of|as a result of|in response to|because of|due to|in light of|subsequent to"
 _A5_REACT = r"praised|criticized|criticised|welcomed|condemned|reacted to|responded to|celebrated|lamented|applauded|decried"
 
 
+@functools.lru_cache(maxsize=None)
 def _a5_regexes(nouns: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The A5 patterns for outcome nouns ``nouns`` (a regex alternation): "following the <noun>"
+    and "praised the <noun>"."""
     lead = re.compile(
         rf"\b(?:{_A5_LEADS})\s+(?:the|this|that|its|his|her|their|a)?\s*(?:[\w'-]+\s+){{0,3}}?(?:{nouns})\b"
         rf"|\bafter (?:sign|join)ing with\b|\bsince (?:sign|join)ing\b|\bsince the (?:contract|signing|deal|ruling|decision)\b",
@@ -179,10 +123,15 @@ def _a5_regexes(nouns: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return lead, react
 
 
-_A5_RE = {task: _a5_regexes(n) for task, n in _A5_NOUNS.items()}
-_A5_RE[""] = _a5_regexes(_A5_ALL)
+@functools.lru_cache(maxsize=None)
+def _all_outcome_nouns(registered: tuple[Any, ...]) -> str:
+    """Every registered task's outcome nouns, one alternation (A5 without a task in the context)."""
+    del registered  # the cache key: the registry's entries
+    return "|".join(sorted(set("|".join(t.outcome_nouns for t in all_tasks()).split("|"))))
 
-_STOP = frozenset(
+
+#: Function words left out of a claim's content words.
+STOP_WORDS = frozenset(
     "a an the of to in on at for by with and or but is are was were be been being its it this that these those "
     "as from into than then over under after before since during while about per his her their our your".split()
 )
@@ -217,11 +166,12 @@ def has_time_ref(text: str) -> bool:
     return bool(find_periods(text)) or bool(_RELATIVE_TIME.search(text))
 
 
-def _cutoff(context: Mapping[str, Any]) -> dt.date | None:
+def context_cutoff(context: Mapping[str, Any]) -> dt.date | None:
+    """The ``cutoff_date`` of a categorisation context as a date (None when missing or not a date)."""
     return to_date(context.get("cutoff_date"))
 
 
-def _all_before(text: str, cutoff: dt.date | None) -> bool:
+def all_before(text: str, cutoff: dt.date | None) -> bool:
     """True if ``text`` has dated periods and every one ends on or before the cutoff (history)."""
     if cutoff is None:
         return False
@@ -229,14 +179,15 @@ def _all_before(text: str, cutoff: dt.date | None) -> bool:
     return bool(periods) and all(p.end <= cutoff for p in periods)
 
 
-def _after(text: str, cutoff: dt.date | None, until: dt.date | None = None) -> list[Period]:
+def periods_after(text: str, cutoff: dt.date | None, until: dt.date | None = None) -> list[Period]:
     """Periods of ``text`` that start after the cutoff (and on or before ``until`` if given)."""
     if cutoff is None:
         return []
     return [p for p in find_periods(text) if p.start > cutoff and (until is None or p.start <= until)]
 
 
-def _as_list(v: Any) -> list[str]:
+def as_list(v: Any) -> list[str]:
+    """A context value as a list of non-empty strings (None -> [], a string -> [it])."""
     if v is None:
         return []
     if isinstance(v, (list, tuple)):
@@ -244,235 +195,19 @@ def _as_list(v: Any) -> list[str]:
     return [str(v)] if v else []
 
 
-def _name_in(text: str, name: str, *, surname: bool = False) -> bool:
-    name = (name or "").strip()
-    if not name:
-        return False
-    if name.lower() in text.lower():
-        return True
-    if surname:
-        parts = [p for p in name.split() if p.lower().strip(".,") not in _SUFFIXES]
-        last = parts[-1].strip(".,") if parts else ""
-        return len(last) >= 3 and re.search(rf"\b{re.escape(last)}\b", text) is not None
-    return False
-
-
-_SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "v"}
-
-
-_GENERIC = {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings",
-            "plc", "ltd", "of", "and", "&"}
-
-
-def _subjects(text: str, context: Mapping[str, Any]) -> list[str]:
-    """Tickers of the instance named in ``text`` (upper-case symbol, or the name's first distinctive word)."""
-    tickers = _as_list(context.get("tickers"))
-    names = _as_list(context.get("names")) or [""] * len(tickers)
-    out = []
-    for t, name in zip(tickers, names + [""] * (len(tickers) - len(names))):
-        if re.search(rf"(?<![A-Za-z]){re.escape(t)}(?![A-Za-z])", text):
-            out.append(t)
-            continue
-        words = [w for w in re.findall(r"[A-Za-z][A-Za-z&'.-]+", name) if w.lower() not in _GENERIC]
-        if words and re.search(rf"\b{re.escape(words[0])}\b", text, re.I):
-            out.append(t)
-    return out
-
-
-def _team_in(text: str, team: str | None) -> bool:
-    """True if ``text`` names ``team`` in full or by its last word ("Lakers")."""
-    if not team:
-        return False
-    if team.lower() in text.lower():
-        return True
-    last = team.split()[-1]
-    return len(last) >= 3 and re.search(rf"\b{re.escape(last)}\b", text, re.I) is not None
-
-
-# ---------------------------------------------------------------------------------------
-# A4: the instance's own outcome, per task
-# ---------------------------------------------------------------------------------------
-
-
-def _stock_window_end(context: Mapping[str, Any]) -> dt.date | None:
-    label = context.get("label") or {}
-    if isinstance(label, str):
-        try:
-            label = json.loads(label)
-        except ValueError:
-            label = {}
-    for v in (context.get("end_date"), label.get("last_day") if isinstance(label, dict) else None):
-        if v:
-            try:
-                return dt.date.fromisoformat(str(v)[:10])
-            except ValueError:
-                continue
-    return None
-
-
-def _a4_stock(text: str, context: Mapping[str, Any]) -> str | None:
-    if not _subjects(text, context) or _HEDGE.search(text):
-        return None
-    cutoff, end = _cutoff(context), _stock_window_end(context)
-    in_window = bool(_after(text, cutoff, end)) or bool(_WINDOW_PHRASE.search(text))
-    if not in_window:
-        return None
-    if _STOCK_MOVE.search(text) and (_STOCK_NOUN.search(text) or not _FUNDAMENTAL.search(text)):
-        return "A4:stock:move-in-window"
-    if _PRICE_WORDS.search(text) and not _FUNDAMENTAL.search(text):
-        return "A4:stock:price-in-window"
-    return None
-
-
-_GENERIC_PARTY = {"united", "states", "state", "people", "commissioner", "department", "city", "county", "board",
-                  "in", "re", "ex", "rel", "the", "of", "america", "u.s", "us", "commonwealth", "inc", "co", "corp"}
-
-
-def _party_tokens(name: str) -> set[str]:
-    return {t.strip(".,'()").lower() for t in name.split()} - {""}
-
-
-def _case_cites(text: str, case_name: str) -> tuple[bool, bool]:
-    """``(this_case, other_case)``: whether ``text`` cites this case by an "X v. Y" name (full or
-    short, matched on a distinctive party word) and whether it cites another case (a precedent)."""
-    own = _party_tokens(case_name)
-    this = other = False
-    for m in _CASE_CITE.finditer(text):
-        if case_name and (m[0].lower() in case_name.lower() or case_name.lower() in m[0].lower()):
-            this = True
-            continue
-        first = m[1].split()[-1].strip(".,'()").lower()
-        second = m[2].split()[0].strip(".,'()").lower()
-        if case_name and ((first in own and first not in _GENERIC_PARTY) or (second in own and second not in _GENERIC_PARTY)):
-            this = True
-            continue
-        other = True
-    return this, other
-
-
-def _other_case_cited(text: str, case_name: str) -> bool:
-    """True if ``text`` cites an "X v. Y" case other than ``case_name`` (a precedent)."""
-    return _case_cites(text, case_name)[1]
-
-
-def _decided_by_lower_court(text: str, deciding: re.Pattern[str] | None) -> bool:
-    """True if every decision word in ``text`` belongs to a lower court: the last court named before
-    it is a lower court (and no "by the Court" follows it). ``deciding`` matches the deciding
-    court's own names (None: the Supreme Court / "the Court")."""
-    lower = [m.span() for m in _LOWER_COURT.finditer(text)]
-    top: list[tuple[int, int]] = []
-    for pat in (_SUPREME, _THE_COURT) + ((deciding,) if deciding is not None else ()):
-        for m in pat.finditer(text):
-            a, b = m.span()
-            if any(la < b and a < lb and lb > b for la, lb in lower):
-                continue  # part of a longer lower-court name ("the Supreme Court of Georgia")
-            lower = [(la, lb) for la, lb in lower if not (a <= la and lb <= b)]
-            top.append((a, b))
-    courts = sorted([(a, True) for a, _ in lower] + [(a, False) for a, _ in top])
-    if not any(low for _, low in courts):
-        return False
-    for d in _DECISION.finditer(text):
-        after = text[d.end() : d.end() + 40]
-        if re.match(r"\s+by\s+(?:the\s+)?(?:U\.?S\.?\s+)?(?:Supreme\s+)?Court\b", after):
-            return False
-        before = [low for s, low in courts if s < d.start()]
-        if before and not before[-1]:
-            return False
-        if not before and not any(low for s, low in courts if s > d.start()):
-            return False
-    return True
-
-
-def _legal_targets_this_case(text: str, context: Mapping[str, Any]) -> bool:
-    """True if ``text`` is about this case's deciding court (not a lower court, not a precedent)."""
-    case_name = str(context.get("case_name") or "")
-    court = str(context.get("court") or "")
-    supreme_case = not court or "supreme" in court.lower()
-    if _other_case_cited(text, case_name):
-        return False
-    if supreme_case:
-        court_named = bool(_SUPREME.search(text) or _THE_COURT.search(text))
-        if _decided_by_lower_court(text, None):
-            return False
-    else:
-        court_words = re.sub(r"(?i)\b(united states|u\.s\.|court of appeals for the|court of appeals|for the)\b", " ", court)
-        court_words = " ".join(court_words.split())
-        own = re.compile(re.escape(court_words), re.I) if court_words else None
-        court_named = bool(_THE_COURT.search(text)) or (own is not None and own.search(text) is not None)
-        lower = re.compile(r"\b(district court|trial court|bankruptcy court|tax court)\b", re.I)
-        if lower.search(text) and not court_named:
-            return False
-        if _SUPREME.search(text) and not court_named:
-            return False
-    if _name_in(text, case_name) or _case_cites(text, case_name)[0]:
-        return True
-    parties = [str(context.get(k) or "") for k in ("petitioner", "respondent")] + _as_list(context.get("parties"))
-    if any(_name_in(text, p) for p in parties) or _CASE_REF.search(text):
-        return court_named
-    return False
-
-
-def _a4_legal(text: str, context: Mapping[str, Any]) -> str | None:
-    if not _DECISION.search(text) or _HEDGE.search(text) or _all_before(text, _cutoff(context)):
-        return None
-    return "A4:legal:ruling-in-this-case" if _legal_targets_this_case(text, context) else None
-
-
-def _a4_salary(text: str, context: Mapping[str, Any]) -> str | None:
-    player = str(context.get("player") or "")
-    if not _name_in(text, player, surname=True) or not _CONTRACT.search(text) or _HEDGE.search(text):
-        return None
-    cutoff = _cutoff(context)
-    if _all_before(text, cutoff):
-        return None
-    team, prev = context.get("team"), context.get("previous_team")
-    if _team_in(text, prev) and not _team_in(text, team):
-        return None
-    if _MONEY.search(text) or _team_in(text, team) or _after(text, cutoff) or _SIGNING.search(text):
-        return "A4:salary:the-contract"
-    return None
-
-
-def _content_tokens(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP and len(w) > 2}
-
-
-def _a4_forecast(text: str, context: Mapping[str, Any]) -> str | None:
-    if _RESOLUTION.search(text):
-        return "A4:forecast:resolution-stated"
-    question = str(context.get("question") or "")
-    if not question or _HEDGE.search(text):
-        return None
-    first = re.split(r"\?|\n", question.strip(), maxsplit=1)[0]
-    q = _content_tokens(first)
-    shared = q & _content_tokens(text)
-    if q and len(shared) >= 3 and len(shared) / len(q) >= 0.5 and _after(text, _cutoff(context)):
-        return "A4:forecast:question-after-cutoff"
-    return None
-
-
-_A4 = {"stock": _a4_stock, "legal": _a4_legal, "salary": _a4_salary, "forecast": _a4_forecast}
-
-
-def _a5(text: str, context: Mapping[str, Any]) -> str | None:
-    task = str(context.get("task") or "")
-    lead, react = _A5_RE.get(task, _A5_RE[""])
+def _a5(text: str, context: Mapping[str, Any], task: Task | None) -> str | None:
+    """The A5 rule (a consequence of, or reaction to, the instance's outcome) or None."""
+    nouns = task.outcome_nouns if task is not None else _all_outcome_nouns(tuple(TASKS.items()))
+    lead, react = _a5_regexes(nouns)
     m = lead.search(text)
     rule = "A5:consequence-of-outcome" if m else None
     if m is None and react.search(text):
         rule = "A5:reaction-to-outcome"
-    if rule is None or _HEDGE.search(text):
+    if rule is None or HEDGE.search(text):
         return None
-    cutoff = _cutoff(context)
-    if _all_before(text, cutoff):
+    if all_before(text, context_cutoff(context)):
         return None
-    if task == "legal" and not _legal_targets_this_case(text, context) and (
-        _LOWER_COURT.search(text) or _other_case_cited(text, str(context.get("case_name") or ""))
-    ):
-        return None
-    if task == "salary" and _team_in(text, context.get("previous_team")) and not _team_in(text, context.get("team")):
-        return None
-    if task == "stock" and not _after(text, cutoff, _stock_window_end(context)):
+    if task is not None and not task.is_consequence(text, context):
         return None
     return rule
 
@@ -501,23 +236,17 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
     1. ``B2:definition`` — defines a term or formula ("is defined as", "refers to",
        "measures how ...", "divided by") with no time reference and no event verb.
     2. ``A4:<task>:...`` — the outcome of the instance itself (only with ``context["task"]``):
-       *stock*: a subject (ticker or name) moving (returned / rose / fell / outperformed ...)
-       or priced within the prediction window (a time reference that starts after the cutoff
-       and not after the window's last day, or "over the period" / "ended the period");
-       *legal*: the deciding court's ruling in this case (decision words with the case's name,
-       full or short "X v. Y", or with a party / "the petitioner" and the court named; not a
-       lower or state court's ruling, i.e. the last court named before the decision word; not
-       another case cited; not dated before the cutoff); *salary*: the
-       player's contract being predicted (the player named with contract words and a sum,
-       the new team, a signing verb or a post-cutoff date; not a past contract); *forecast*:
-       a statement that the question resolved, or the question restated (half of its content
-       words of its first sentence) with a time reference after the cutoff. Hedged or
-       future-tense statements ("could", "likely", "will") never fire.
+       the task's :meth:`~anachron.tasks.base.Task.outcome_rule` (each task package's
+       ``claims`` module says what counts: a stock's move in the window, this case's ruling,
+       the player's contract, the question's resolution). Hedged or future-tense statements
+       ("could", "likely", "will") never fire.
     3. ``A5:...`` — a consequence of the outcome ("following the ruling", "after signing with",
        "as a result of the decision", "since the contract") or a reaction to it ("praised the
-       ruling"); not when every date is before the cutoff, nor (legal) about a lower court or
-       another case, nor (salary) about the previous team, and (stock) only with a date in
-       the window.
+       ruling"), with the task's :attr:`~anachron.tasks.base.Task.outcome_nouns` (every
+       registered task's without a task); not hedged, not when every date is before the
+       cutoff, and not when the task's :meth:`~anachron.tasks.base.Task.is_consequence` says
+       it follows from another outcome (a lower court's ruling, a previous team's contract, a
+       crash before the window).
     4. ``A3:publication`` — reported, announced, filed, published, released, press release,
        10-K / 10-Q / 8-K, "said in a statement", guidance, disclosed, earnings call.
     5. ``A2:number`` — a quantity (money, percent, ratio, price, count, rank: a digit outside
@@ -529,11 +258,9 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
 
     Args:
         text: the claim.
-        context: the task's grounding context plus ``{"task": name}`` (stock: ``tickers``,
-            ``names``, ``cutoff_date``, ``label`` with ``last_day``; legal: ``case_name``,
-            ``court``, ``petitioner``, ``respondent``; salary: ``player``, ``team``,
-            ``previous_team``; forecast: ``question``). None: no A4 rule applies and A5 uses
-            every outcome noun.
+        context: the task's grounding context (:meth:`~anachron.tasks.base.Task.grounding_context`)
+            plus ``{"task": name}``. None, or a task the registry does not know: no A4 rule
+            applies and A5 uses every registered task's outcome nouns.
 
     Taxonomy: TimeSPEC (Zhang et al. 2026b), as summarised in the TEMPO paper App. F.3, and
     the worked examples of its task-sensitivity probe (Table 4).
@@ -544,12 +271,12 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
     event = bool(_EVENT_VERB.search(text))
     if _DEFINITION.search(text) and not timed and not event:
         return "B2", "B2:definition"
-    a4 = _A4.get(str(ctx.get("task") or ""))
-    if a4 is not None:
-        rule = a4(text, ctx)
+    task = find_task(ctx.get("task"))
+    if task is not None:
+        rule = task.outcome_rule(text, ctx)
         if rule:
             return "A4", rule
-    rule = _a5(text, ctx)
+    rule = _a5(text, ctx, task)
     if rule:
         return "A5", rule
     if _PUBLICATION.search(text):
@@ -599,7 +326,7 @@ def has_named_event(sentence: str) -> bool:
 
 def _is_judgement(sentence: str) -> bool:
     """The model's own judgement (first person or hedged) with no date: not a factual claim."""
-    return bool(_FIRST_PERSON.search(sentence) or _HEDGE.search(sentence)) and not has_time_ref(sentence)
+    return bool(_FIRST_PERSON.search(sentence) or HEDGE.search(sentence)) and not has_time_ref(sentence)
 
 
 def _evidence_dicts(evidence: Sequence[Any] | None) -> list[dict[str, Any]]:
@@ -741,35 +468,15 @@ def _row_inputs(row: Any) -> dict[str, Any]:
 
 def describe_instance(task: Any, row: Any) -> tuple[str, str]:
     """``(task_description, target_event)`` for the extractor prompt, from the row's inputs only
-    (fields the generator also saw; never the label)."""
-    name = str(getattr(task, "name", task) or "")
-    inp = _row_inputs(row)
-    if name == "stock":
-        comps = inp.get("companies") or []
-        tick = ", ".join(f"{c.get('ticker')} ({c.get('name')})" for c in comps if isinstance(c, dict))
-        span = f"from {inp.get('start_date')} to {inp.get('end_date')}"
-        return (
-            f"Rank the {inp.get('sector', '')} companies {tick} by total stock return {span}.",
-            f"the total stock returns of {tick} {span}",
-        )
-    if name == "legal":
-        case = inp.get("case_name", "the case")
-        return (
-            f"Estimate the probability that the petitioner ({inp.get('petitioner', '?')}) prevails in {case} "
-            f"before the {inp.get('court', 'court')}.",
-            f"the {inp.get('court', 'court')}'s decision in {case}",
-        )
-    if name == "salary":
-        player, year = inp.get("player", "the player"), inp.get("year", "")
-        return (
-            f"Estimate the average annual value (AAV, USD) of the free-agent contract {player} signs in {year} "
-            f"({inp.get('league', '')}).",
-            f"the free-agent contract {player} signs in {year}",
-        )
-    if name == "forecast":
-        q = inp.get("question", "")
-        return ("Give the probability that a forecasting question resolves Yes.", f"the resolution of: {q}")
-    return (f"Prediction task: {name}.", "the outcome being predicted")
+    (fields the generator also saw; never the label): the task's
+    :meth:`~anachron.tasks.base.Task.describe`. ``task`` is a Task or a task name; an unknown
+    name gets a generic description."""
+    if not isinstance(task, Task):
+        name = str(getattr(task, "name", task) or "")
+        task = find_task(name)
+        if task is None:
+            return generic_description(name)
+    return task.describe(_row_inputs(row))
 
 
 def _rationale_text(evidence: list[dict[str, Any]], reasoning: str) -> str:
@@ -842,7 +549,7 @@ def extraction_request(
 
 
 def _tokens(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.lower()) if w not in _STOP]
+    return [w for w in re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text.lower()) if w not in STOP_WORDS]
 
 
 def match_evidence(text: str, evidence: list[dict[str, Any]], min_overlap: float = 0.6) -> dict[str, Any] | None:

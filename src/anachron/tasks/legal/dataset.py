@@ -1,4 +1,4 @@
-"""The legal task: the probability that the petitioner prevails in a court case.
+"""The legal task's dataset: court cases whose outcome (does the petitioner prevail?) is predicted.
 
 Definition (DESIGN.md §3 "legal"; TEMPO paper, legal task and App. D):
 
@@ -17,9 +17,6 @@ Definition (DESIGN.md §3 "legal"; TEMPO paper, legal task and App. D):
   counted). Federal appellate cases from CourtListener with a disposition join train.
 * Control (optional): labelled cases of ``control_terms`` decided after every configured
   model's knowledge cutoff.
-* Perf = 1 - (p - y)^2 (one minus the Brier score of a single forecast), p the predicted
-  probability of a petitioner win and y in {0, 1}.
-
 Instances share the columns of every task (``instance_id, task, split, cutoff_date,
 inputs, label, provenance``; the last three JSON strings).
 """
@@ -38,14 +35,7 @@ import pandas as pd
 from anachron.sources.base import check_columns
 from anachron.sources.courtlistener import background_excerpt
 from anachron.sources.oyez import match_winning_party, normalize_docket
-from anachron.tasks.base import (
-    INSTANCE_COLUMNS,
-    ProbabilityTask,
-    brier_perf,
-    instance_inputs,
-    instance_label,
-    three_step_system_prompt,
-)
+from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)
 
@@ -282,11 +272,6 @@ def truncate_text(text: Any, max_chars: int) -> tuple[str, bool]:
         if space > 0:
             head = head[:space]
     return head.rstrip() + marker, True
-
-
-def legal_perf(probability: float, petitioner_wins: int | bool) -> float:
-    """Perf = 1 - (p - y)^2 (DESIGN §3 legal): :func:`~anachron.tasks.base.brier_perf` with y = petitioner won."""
-    return brier_perf(probability, petitioner_wins)
 
 
 def allocate_per_year(capacity: Mapping[int, tuple[int, int]], total: int) -> dict[int, int]:
@@ -801,103 +786,3 @@ def build_legal_instances(
         len(eval_df), len(train) + len(app_train), len(app_train), len(control_rows), len(exclusions),
     )
     return instances, exclusions
-
-
-def legal_overlap_problems(instances: pd.DataFrame) -> list[str]:
-    """Train/eval overlap violations of a legal instance table (for ``verify_dataset``).
-
-    Checks that no normalised case name (:func:`case_name_key`) and no docket of an eval
-    case appears in train. Returns messages (empty when clean).
-    """
-    inputs = instances["inputs"].map(json.loads)
-    names = inputs.map(lambda i: case_name_key(i.get("case_name")))
-    dockets = inputs.map(lambda i: f"{i.get('court')}|{normalize_docket(i.get('docket'))}")
-    problems = []
-    for what, series in (("case names", names), ("dockets", dockets)):
-        ev = set(series[instances["split"] == "eval"])
-        tr = set(series[instances["split"] == "train"])
-        shared = sorted(ev & tr)
-        if shared:
-            problems.append(f"legal: {len(shared)} {what} appear in both train and eval (e.g. {shared[:3]})")
-    return problems
-
-
-# ---------------------------------------------------------------------------
-# Prompting and scoring (the Task interface)
-# ---------------------------------------------------------------------------
-
-
-class LegalTask(ProbabilityTask):
-    """Probability that the petitioner prevails in a court case (DESIGN §3 legal).
-
-    Prediction: one number in [0, 1]. Perf is :func:`legal_perf`, 1 - (p - y)^2.
-    """
-
-    name = "legal"
-    prediction_aliases = ("probability_petitioner", "probability", "p_petitioner")
-
-    def messages(self, row):
-        inp = instance_inputs(row)
-        appellate = inp.get("kind") == "appellate"
-        system = three_step_system_prompt(
-            role="an expert analyst of the federal courts of appeals" if appellate else "an expert Supreme Court analyst",
-            goal=(
-                "You judge how likely it is that the petitioner"
-                + (" (the appellant)" if appellate else "")
-                + " wins a pending case: that the court's judgment goes the petitioner's way, typically by reversing "
-                "or vacating the decision under review."
-            ),
-            cutoff_date=row["cutoff_date"],
-            date_hint=(
-                "A ruling is dated by the day the court announced it, a brief or petition by its filing day, and an "
-                "oral argument by the day it was heard; the term a case belongs to is not the date it was decided."
-            ),
-            prediction_spec=(
-                "a single number from 0 to 1, your probability that the petitioner prevails "
-                "(1 = surely the petitioner, 0 = surely the respondent)."
-            ),
-        )
-        lines = [
-            f"Case: {inp['case_name']}",
-            f"Court: {inp['court']}",
-            (f"Year: {inp['term']}" if appellate else f"Term: October Term {inp['term']}"),
-            f"Docket: {inp['docket']}",
-            f"Petitioner{' (appellant)' if appellate else ''}: {inp['petitioner']}",
-            f"Respondent{' (appellee)' if appellate else ''}: {inp['respondent']}",
-        ]
-        if inp.get("lower_court"):
-            lines.append(f"Decision under review: {inp['lower_court']}")
-        if inp.get("facts"):
-            lines += ["", "Facts:", inp["facts"]]
-        if inp.get("question"):
-            lines += ["", "Question:", inp["question"]]
-        lines += ["", f"Today's date: {row['cutoff_date']}"]
-        return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
-
-
-
-    def perf(self, row, prediction):
-        return legal_perf(prediction, instance_label(row)["petitioner_wins"])
-
-    def entities(self, row):
-        inp = instance_inputs(row)
-        return {
-            "case_name": [inp["case_name"]],
-            "parties": [p for p in (inp.get("petitioner"), inp.get("respondent")) if p],
-            "court": [inp["court"]],
-            "docket": [str(inp.get("docket") or "")],
-        }
-
-    def grounding_context(self, row):
-        inp, lab = instance_inputs(row), instance_label(row)
-        return {
-            "cutoff_date": row["cutoff_date"],
-            "case_name": inp["case_name"],
-            "court": inp["court"],
-            "docket": inp.get("docket"),
-            "petitioner": inp.get("petitioner"),
-            "respondent": inp.get("respondent"),
-            "decision_date": lab["decision_date"],
-            "outcome": lab["outcome"],
-            "petitioner_wins": lab["petitioner_wins"],
-        }

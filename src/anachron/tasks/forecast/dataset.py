@@ -1,9 +1,8 @@
-"""The forecast task: the probability that a binary ForecastBench question resolves Yes.
+"""The forecast task's dataset: binary ForecastBench questions and how they resolved.
 
 Definition (DESIGN.md §3 "forecast"): binary ForecastBench questions (single questions;
 combination questions are dropped by the source reader); cutoff = the question set's freeze
-date; label = ``resolved_to`` (0 or 1, final resolutions only); Perf = 1 - Brier
-= 1 - (p - y)^2, in [0, 1].
+date; label = ``resolved_to`` (0 or 1, final resolutions only).
 
 Instances: one per (question, resolution date). Dataset-sourced questions (acled, dbnomics,
 fred, wikipedia, yfinance) are asked at several horizons; each resolved horizon is its own
@@ -38,14 +37,7 @@ import pandas as pd
 
 from anachron.dates import to_iso
 from anachron.sources.base import check_columns
-from anachron.tasks.base import (
-    INSTANCE_COLUMNS,
-    ProbabilityTask,
-    brier_perf,
-    instance_inputs,
-    instance_label,
-    three_step_system_prompt,
-)
+from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)
 
@@ -428,75 +420,3 @@ def _instance_row(c: dict[str, Any], split: str, cfg: dict[str, Any], lo: str, h
         "label": json.dumps(label, ensure_ascii=False),
         "provenance": json.dumps(provenance, ensure_ascii=False, sort_keys=True),
     }
-
-
-
-# ---------------------------------------------------------------------------
-# Prompting and scoring (the Task interface)
-# ---------------------------------------------------------------------------
-
-
-class ForecastTask(ProbabilityTask):
-    """Probability that a ForecastBench question resolves Yes (DESIGN §3 forecast).
-
-    Prediction: one number in [0, 1]. Perf is :func:`brier_perf`, 1 - (p - y)^2.
-    """
-
-    name = "forecast"
-    prediction_aliases = ("probability", "probability_yes", "forecast")
-
-    def messages(self, row):
-        inp = instance_inputs(row)
-        today = row["cutoff_date"]
-        system = three_step_system_prompt(
-            role="a careful forecaster",
-            goal="You give the probability that a question about the future will be settled as Yes.",
-            cutoff_date=today,
-            date_hint=(
-                "A statistic or a market price is dated by the day it was published or observed, not by the "
-                "period it covers; an event is dated by the day it happened."
-            ),
-            prediction_spec=(
-                "one number from 0 to 1, your probability that the question resolves Yes "
-                "(0 = surely No, 1 = surely Yes)."
-            ),
-        )
-        lines = [f"Today's date: {today}", f"Question: {inp['question']}"]
-        if inp.get("resolution_date"):
-            lines.append(f"Resolution date: {inp['resolution_date']}")
-        lines.append(f"How it resolves: {inp['resolution_criteria']}")
-        if inp.get("market_resolution_criteria"):
-            lines.append(f"Detailed criteria: {inp['market_resolution_criteria']}")
-        if inp.get("background"):
-            lines.append(f"Background: {inp['background']}")
-        if inp.get("show_freeze_value") and inp.get("freeze_value"):
-            what = inp.get("freeze_value_explanation") or "Reference value"
-            lines.append(f"Value on {inp['freeze_date']}: {inp['freeze_value']} ({what.strip()})")
-        return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
-
-
-
-    def perf(self, row, prediction):
-        return brier_perf(prediction, instance_label(row)["resolved_to"])
-
-    def entities(self, row):
-        inp = instance_inputs(row)
-        prov = json.loads(row["provenance"]) if isinstance(row.get("provenance"), str) else {}
-        out: dict[str, list[str]] = {"sources": [inp["source"]]}
-        qid = prov.get("question_id")
-        if qid and inp["source"] == "yfinance":
-            out["tickers"] = [qid]
-        elif qid and inp["source"] == "fred":
-            out["series"] = [qid]
-        return out
-
-    def grounding_context(self, row):
-        inp, label = instance_inputs(row), instance_label(row)
-        ctx: dict[str, Any] = dict(self.entities(row))
-        ctx.update(
-            cutoff_date=row["cutoff_date"],
-            question=inp["question"],
-            resolution_date=label["resolution_date"],
-            resolved_to=label["resolved_to"],
-        )
-        return ctx

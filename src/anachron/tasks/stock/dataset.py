@@ -1,11 +1,10 @@
-"""The stock task: rank 5 companies of one GICS sector by total return over a window.
+"""The stock task's dataset: 5 companies of one GICS sector to rank by total return over a window.
 
 Definition (DESIGN.md §3 "stock"; TEMPO paper, App. B.3): for a window ``[start, end]``
 the cutoff is ``start - 1 day``. The universe is the S&P 500 as of the cutoff (membership
 spells, survivorship-free) with each member's GICS sector as of the cutoff. The label is
 the ranking of the five companies by total return on adjusted close, from the first
-trading day on/after ``start`` to the last trading day on/before ``end``. Perf is
-``(Spearman rho + 1) / 2`` between predicted and true ranking.
+trading day on/after ``start`` to the last trading day on/before ``end``.
 
 Instances share the columns of every task: ``instance_id, task, split, cutoff_date,
 inputs, label, provenance`` (``inputs``, ``label`` and ``provenance`` are JSON strings).
@@ -21,17 +20,10 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from anachron.sources.base import check_columns, normalize_ticker
 from anachron.sources.sp500 import SECTOR_RULE_MISSING, members_as_of, sector_as_of
-from anachron.tasks.base import (
-    INSTANCE_COLUMNS,
-    Task,
-    instance_inputs,
-    instance_label,
-    three_step_system_prompt,
-)
+from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)
 
@@ -324,85 +316,3 @@ def build_stock_instances(
 
 def _str_or_none(value: Any) -> str | None:
     return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
-
-
-def stock_perf(predicted_ranking: Sequence[str], true_ranking: Sequence[str]) -> float:
-    """Perf of a predicted ranking: ``(Spearman rho + 1) / 2`` in [0, 1] (TEMPO paper, App. B.3).
-
-    Both arguments list tickers best to worst. Identical rankings give 1.0, reversed give
-    0.0. Raises ``ValueError`` when ``predicted_ranking`` is not a permutation of
-    ``true_ranking`` (missing, extra or repeated tickers) or fewer than 2 items are ranked.
-    """
-    pred, true = list(predicted_ranking), list(true_ranking)
-    if len(true) < 2:
-        raise ValueError(f"need at least 2 ranked items, got {len(true)}")
-    if len(set(true)) != len(true):
-        raise ValueError(f"true ranking has repeated items: {true}")
-    if len(pred) != len(true) or set(pred) != set(true):
-        raise ValueError(f"predicted ranking {pred} is not a permutation of {true}")
-    position = {t: i for i, t in enumerate(pred)}
-    rho = spearmanr(np.arange(len(true)), [position[t] for t in true]).statistic
-    return float((rho + 1.0) / 2.0)
-
-
-# ---------------------------------------------------------------------------
-# Prompting and scoring (the Task interface)
-# ---------------------------------------------------------------------------
-
-
-class StockTask(Task):
-    """Rank five same-sector S&P 500 companies by total return over a window (DESIGN §3).
-
-    Prediction: the list of the five tickers, best return first. Perf is
-    :func:`stock_perf`, (Spearman rho + 1) / 2 (TEMPO paper, App. B.3).
-    """
-
-    name = "stock"
-    prediction_aliases = ("ranking",)
-
-    def messages(self, row):
-        inp = instance_inputs(row)
-        system = three_step_system_prompt(
-            role="an equity analyst",
-            goal="You rank a group of companies by the total stock return you expect over a given period.",
-            cutoff_date=row["cutoff_date"],
-            date_hint=(
-                "A quarterly result is dated by its earnings release, weeks after the quarter ends; "
-                "a closing price is dated by its trading day."
-            ),
-            prediction_spec="the tickers of all the companies listed, each exactly once, best expected return first.",
-        )
-        lines = "\n".join(f"- {c['ticker']} ({c['name']})" for c in inp["companies"])
-        user = (
-            f"Sector: {inp['sector']}\n"
-            f"Period: {inp['start_date']} to {inp['end_date']}\n"
-            f"Today's date: {row['cutoff_date']}\n"
-            f"Companies:\n{lines}"
-        )
-        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    def prediction_schema(self, row):
-        tickers = [c["ticker"] for c in instance_inputs(row)["companies"]]
-        n = len(tickers)
-        return {"type": "array", "items": {"type": "string", "enum": tickers}, "minItems": n, "maxItems": n}
-
-    def validate_prediction(self, row, prediction):
-        tickers = [c["ticker"] for c in instance_inputs(row)["companies"]]
-        if not isinstance(prediction, list):
-            raise ValueError(f"ranking must be a list, got {type(prediction).__name__}")
-        ranking = [str(t).strip().upper() for t in prediction]
-        if sorted(ranking) != sorted(t.upper() for t in tickers):
-            raise ValueError(f"ranking {ranking} is not a permutation of {tickers}")
-        return ranking
-
-    def perf(self, row, prediction):
-        return stock_perf(prediction, instance_label(row)["ranking"])
-
-    def entities(self, row):
-        comps = instance_inputs(row)["companies"]
-        return {"tickers": [c["ticker"] for c in comps], "names": [c["name"] for c in comps]}
-
-    def grounding_context(self, row):
-        ctx = self.entities(row)
-        ctx.update(cutoff_date=row["cutoff_date"], label=instance_label(row))
-        return ctx

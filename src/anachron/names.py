@@ -1,0 +1,199 @@
+"""Who a claim names: people, companies and sports teams, by one set of rules.
+
+The claim categoriser (the tasks' outcome rules, :meth:`anachron.tasks.base.Task.outcome_rule`)
+and the grounded checks (:mod:`anachron.verify.grounded`, the tasks' ``grounding`` modules)
+both ask whether a claim names the instance's player, case, party, company or team; they
+ask here, so the two layers cannot disagree about the same claim.
+
+* A person or a case (:func:`name_in`): the full name anywhere, case-insensitive; with
+  ``by_surname=True`` also the last name as a capitalised whole word of 4+ letters ("James"
+  for "LeBron James"; "Jr."/"III" ignored: "Oubre" for "Kelly Oubre Jr.").
+* One of the instance's companies (:func:`mentioned_tickers`): its ticker as an upper-case
+  word, or the first distinctive word of its name, case-insensitive ("Marathon" for
+  "Marathon Petroleum", "3M" for "3M Company").
+* Any S&P 500 company (:func:`company_mention`): its ticker, or its name without the
+  corporate suffix, or a distinctive first word of 4+ letters (stricter: no instance
+  context narrows the candidates).
+* A team (:func:`team_in`, :func:`team_key`, :func:`teams_named`): any nickname or
+  abbreviation of its franchise in :data:`TEAMS`, as a case-sensitive whole word; a team the
+  table does not know is matched by its name as written, or its last word.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+#: Name suffixes that are not a surname ("Gary Trent Jr." -> "Trent").
+NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "v"})
+#: Words of a company name too generic to identify it ("The", "Inc.", "Holdings").
+GENERIC_NAME_WORDS = frozenset(
+    {"the", "inc", "inc.", "corp", "corp.", "corporation", "company", "co", "co.", "group", "holdings", "plc", "ltd"}
+)
+#: A surname matches alone only with at least this many letters.
+MIN_SURNAME_CHARS = 4
+
+
+def surname(name: str) -> str:
+    """The last word of ``name`` that is not a suffix ("Oubre" for "Kelly Oubre Jr."); "" for blank."""
+    words = str(name or "").split()
+    parts = [w for w in words if w.strip(".,").lower() not in NAME_SUFFIXES]
+    return parts[-1] if parts else (words[-1] if words else "")
+
+
+def name_in(text: str, name: Any, *, by_surname: bool = False) -> bool:
+    """True if ``text`` names ``name``: in full (case-insensitive), or, with ``by_surname``,
+    by its :func:`surname` as a capitalised whole word of :data:`MIN_SURNAME_CHARS`+ letters."""
+    name = str(name or "").strip()
+    if not name:
+        return False
+    if name.lower() in text.lower():
+        return True
+    last = surname(name)
+    return by_surname and len(last) >= MIN_SURNAME_CHARS and re.search(rf"\b{re.escape(last)}\b", text) is not None
+
+
+def names_in(text: str, names: Iterable[Any], *, by_surname: bool = False) -> bool:
+    """True if ``text`` names any of ``names`` (:func:`name_in`)."""
+    return any(name_in(text, n, by_surname=by_surname) for n in names)
+
+
+def mentioned_tickers(text: str, tickers: list[str], names: list[str]) -> list[str]:
+    """Tickers of the instance that ``text`` names, by ticker symbol or company name.
+
+    A ticker matches as an upper-case whole word; a company name matches on its
+    first distinctive word (case-insensitive), e.g. "Marathon" for "Marathon Petroleum", "3M"
+    for "3M Company" (a word may start with a digit). ``tickers`` and ``names`` are paired
+    in order; a ticker without a name is not looked for.
+    """
+    out = []
+    for t, name in zip(tickers, names):
+        if re.search(rf"(?<![A-Za-z]){re.escape(t)}(?![A-Za-z])", text):
+            out.append(t)
+            continue
+        words = [w.rstrip(".") for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", name or "") if w.lower() not in GENERIC_NAME_WORDS]
+        if words and re.search(rf"(?<![A-Za-z0-9]){re.escape(words[0])}(?![A-Za-z0-9])", text, re.I):
+            out.append(t)
+    return out
+
+
+#: Words too common to identify a company on their own (first word of names like "American Airlines").
+_COMMON_FIRST = {
+    "american", "general", "united", "first", "national", "international", "southern", "western", "eastern",
+    "northern", "global", "public", "universal", "consolidated", "federal", "standard", "capital", "digital",
+    "advanced", "applied", "analog", "best", "church", "dollar", "equity", "fifth", "host", "live", "match",
+    "news", "principal", "progressive", "prudential", "regions", "republic", "state", "target", "texas",
+    "the", "travelers", "union", "waste", "water", "west", "valero", "ball", "crown", "discovery", "electronic",
+}
+_NAME_SUFFIX = re.compile(
+    r"[,.]?\s+(?:inc\.?|incorporated|corp\.?|corporation|co\.?|company|ltd\.?|plc|group|holdings?|n\.?v\.?|s\.?a\.?|l\.?p\.?|class [a-z])$",
+    re.I,
+)
+
+
+def _clean_name(name: str) -> str:
+    prev = None
+    name = str(name or "").strip()
+    while prev != name:
+        prev = name
+        name = _NAME_SUFFIX.sub("", name).strip()
+    return name
+
+
+def company_mention(text: str, ticker: str, names: Iterable[str]) -> int:
+    """2 if ``text`` names ``ticker`` by its symbol, 1 by one of its company ``names``, 0 not at all.
+
+    The symbol: the whole text, a word of 2+ characters, or "(NYSE: T)"-style. A name: its
+    form without corporate suffixes ("Inc.", "Corp.", "Class A"), or its first word when that
+    has 4+ letters, is capitalised in the text and is not a common word ("American", "First").
+    """
+    if text.strip(" ()") == ticker:
+        return 2  # the whole object of "added Q to the S&P 500"
+    if len(ticker) >= 2 and re.search(rf"(?<![A-Za-z0-9.]){re.escape(ticker)}(?![A-Za-z0-9])", text):
+        return 2
+    if re.search(rf"\((?:NYSE:\s*|NASDAQ:\s*)?{re.escape(ticker)}\)", text):
+        return 2
+    for name in names:
+        clean = _clean_name(name)
+        if clean and re.search(rf"\b{re.escape(clean)}\b", text, re.I):
+            return 1
+        words = re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", clean)
+        first = words[0].rstrip(".") if words else ""
+        if len(first) >= 4 and first.lower() not in _COMMON_FIRST and re.search(rf"\b{re.escape(first)}\b", text):
+            return 1
+    return 0
+
+
+#: Team names by league: canonical abbreviation -> names a claim may use (nicknames and
+#: abbreviations; matched case-sensitively as whole words).
+TEAMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "NBA": {
+        "ATL": ("Hawks",), "BOS": ("Celtics",), "BKN": ("Nets", "BRK"), "CHA": ("Hornets", "CHO"),
+        "CHI": ("Bulls",), "CLE": ("Cavaliers", "Cavs"), "DAL": ("Mavericks", "Mavs"), "DEN": ("Nuggets",),
+        "DET": ("Pistons",), "GSW": ("Warriors", "GS"), "HOU": ("Rockets",), "IND": ("Pacers",),
+        "LAC": ("Clippers",), "LAL": ("Lakers",), "MEM": ("Grizzlies",), "MIA": ("Heat",), "MIL": ("Bucks",),
+        "MIN": ("Timberwolves", "Wolves"), "NOP": ("Pelicans", "NO"), "NYK": ("Knicks", "NY"),
+        "OKC": ("Thunder",), "ORL": ("Magic",), "PHI": ("76ers", "Sixers"), "PHX": ("Suns", "PHO"),
+        "POR": ("Blazers", "Trail Blazers"), "SAC": ("Kings",), "SAS": ("Spurs", "SA"), "TOR": ("Raptors",),
+        "UTA": ("Jazz", "UTAH"), "WAS": ("Wizards", "WSH"),
+    },
+    "NHL": {
+        "ANA": ("Ducks",), "ARI": ("Coyotes", "PHX"), "BOS": ("Bruins",), "BUF": ("Sabres",), "CGY": ("Flames",),
+        "CAR": ("Hurricanes", "Canes"), "CHI": ("Blackhawks",), "COL": ("Avalanche",), "CBJ": ("Blue Jackets",),
+        "DAL": ("Stars",), "DET": ("Red Wings",), "EDM": ("Oilers",), "FLA": ("Panthers",), "LAK": ("Kings", "LA"),
+        "MIN": ("Wild",), "MTL": ("Canadiens", "Habs"), "NSH": ("Predators", "Preds"), "NJD": ("Devils", "NJ"),
+        "NYI": ("Islanders",), "NYR": ("Rangers",), "OTT": ("Senators",), "PHI": ("Flyers",),
+        "PIT": ("Penguins",), "SJS": ("Sharks", "SJ"), "SEA": ("Kraken",), "STL": ("Blues",),
+        "TBL": ("Lightning", "TB"), "TOR": ("Maple Leafs", "Leafs"), "UTA": ("Utah Hockey Club", "Mammoth"),
+        "VAN": ("Canucks",), "VGK": ("Golden Knights", "VEG"), "WSH": ("Capitals", "Caps", "WAS"),
+        "WPG": ("Jets",),
+    },
+}
+
+
+def team_key(league: str | None, team: Any) -> str | None:
+    """Canonical abbreviation of ``team`` (a nickname or abbreviation) in ``league``, or None."""
+    if not isinstance(team, str) or not team.strip():
+        return None
+    t = team.strip()
+    for lg, teams in TEAMS.items():
+        if league and lg != str(league).upper():
+            continue
+        for key, names in teams.items():
+            if t.upper() == key or t in names or t.lower() in {n.lower() for n in names}:
+                return key
+    return None
+
+
+def teams_named(text: str, league: str | None, skip: str = "") -> set[str]:
+    """Canonical abbreviations of the teams of ``league`` named in ``text`` (``skip``: text to
+    ignore, e.g. the player's name, so "Jordan Wild" is not the Minnesota Wild)."""
+    text = text.replace(skip, " ") if skip else text
+    out: set[str] = set()
+    for lg, teams in TEAMS.items():
+        if league and lg != str(league).upper():
+            continue
+        for key, names in teams.items():
+            for n in (key, *names):
+                if re.search(rf"(?<![A-Za-z0-9]){re.escape(n)}(?![A-Za-z0-9])", text):
+                    out.add(key)
+                    break
+    return out
+
+
+def team_in(text: str, team: Any, league: str | None = None, *, skip: str = "") -> bool:
+    """True if ``text`` names ``team``.
+
+    A team :data:`TEAMS` knows (:func:`team_key`) is named by any nickname or abbreviation
+    of its franchise (:func:`teams_named`, ``skip`` masked); another team by its name as
+    written or its last word of 3+ letters ("Ravens" for "Portland Ravens"), case-insensitive.
+    """
+    if not isinstance(team, str) or not team.strip():
+        return False
+    key = team_key(league, team)
+    if key is not None:
+        return key in teams_named(text, league, skip=skip)
+    if team.lower() in text.lower():
+        return True
+    last = team.split()[-1]
+    return len(last) >= 3 and re.search(rf"\b{re.escape(last)}\b", text, re.I) is not None

@@ -1,0 +1,227 @@
+"""Forecast: the grounded checks: the question's own resolution (:class:`ResolutionGrounding`),
+then the shared market checks (forecast questions are about prices, company figures and
+index members too)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import re
+from typing import Any, Mapping
+
+from anachron.verify.dates import find_periods, unquoted
+from anachron.verify.grounded import CompositeGrounding, GroundedVerdict
+from anachron.verify.market import market_checks
+
+log = logging.getLogger(__name__)
+
+
+def make_forecast_grounding(inputs: Mapping[str, str | os.PathLike[str]]) -> CompositeGrounding:
+    """:class:`ResolutionGrounding` first, then the market checks of whichever files ``inputs``
+    names (:func:`~anachron.verify.market.market_checks`)."""
+    checks = [ResolutionGrounding(), *market_checks(inputs)]
+    log.info("forecast grounding: %s", [type(c).__name__ for c in checks])
+    return CompositeGrounding(checks)
+
+
+_STOP = set(
+    """a an the of in on at by to for from with and or than then as is are be been being was were will would
+    what which who whom whose that this these those it its their there here have has had do does did not no yes
+    according wikipedia question probability resolve resolves resolved resolution date compared value its
+    more less higher lower between before after during over under above below into per any each all some much
+    many how when where why if about up down one two three four five six seven eight nine ten e g eg average
+    day days total""".split()
+)
+_EXPLICIT_RESOLUTION = re.compile(
+    r"\b(?:question|market|it)\s+(?:ultimately\s+|eventually\s+|finally\s+)?resolved\b|"
+    r"\bresolved\s+(?:as\s+|to\s+)?(?:yes|no|positively|negatively|true|false|in\s+the\s+affirmative|in\s+the\s+negative)\b|"
+    r"\bresolution\s*(?:was|:)\s*(?:yes|no|positive|negative)\b",
+    re.I,
+)
+_OUTCOME_WORDS = re.compile(
+    r"\b(?:ended\s+up|turned\s+out|ultimately|eventually|in\s+the\s+end|final(?:ly)?|by\s+the\s+deadline|"
+    r"at\s+(?:the\s+)?resolution|on\s+the\s+resolution\s+date|as\s+of\s+the\s+resolution\s+date)\b",
+    re.I,
+)
+_REALISED = re.compile(
+    r"\b(?:was|were|had|did|didn['’]t|won|lost|rose|fell|grew|hit|reached|became|closed|finished|ended|occurred|"
+    r"happened|remained|stayed|exceeded|surpassed|passed|failed|declined|increased|decreased|dropped|climbed|"
+    r"gained|came|went|saw|took|beat|defeated|released|launched|developed|approved|signed|elected|qualified|"
+    r"[a-z]{3,}ed)\b",
+    re.I,
+)
+_HEDGED = re.compile(
+    r"(?-i:\bwill\b|\bWill(?=\s+[a-z])|\bmay\b(?!\s+\d))|"  # modal will / may, not "Will Smith" or "May 3"
+    r"\b(?:would|could|might|should|expect\w*|forecast\w*|predict\w*|project(?:s|ed|ion)|likely|unlikely|"
+    r"probabilit\w*|chances?|odds|plans?|planned|aims?|hopes?|intends?|anticipat\w*|scheduled|set\s+to|"
+    r"poised|bet(?:s|ting)?|priced|implied|if|whether|uncertain|unclear|goals?|pledged?|promised?|commit\w*|"
+    r"this\s+(?:market|question)|refers?\s+to|can\s+resolve|to\s+count)\b",
+    re.I,
+)
+
+
+_IRREGULAR = {
+    "won": "win", "winning": "win", "wins": "win", "lost": "lose", "losing": "lose", "rose": "rise", "risen": "rise",
+    "fell": "fall", "fallen": "fall", "grew": "grow", "grown": "grow", "became": "become", "held": "hold",
+    "left": "leave", "took": "take", "taken": "take", "came": "come", "went": "go", "gone": "go", "saw": "see",
+    "seen": "see", "made": "make", "got": "get", "ran": "run", "sold": "sell", "led": "lead", "met": "meet",
+    "beat": "beat", "beaten": "beat", "hit": "hit", "kept": "keep", "built": "build", "began": "begin",
+    "begun": "begin", "chose": "choose", "chosen": "choose", "spent": "spend", "paid": "pay", "reached": "reach",
+}
+#: Words that state a negative outcome of whatever the question asks ("Canada lost in the quarter-finals").
+_NEGATIVE_OUTCOME = re.compile(
+    r"\b(?:lost|los(?:e|es|ing)|eliminated|failed|missed|fell\s+short|did\s+not|didn['’]t|never|no\s+longer)\b", re.I
+)
+
+
+def _stem(word: str) -> str:
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w in _IRREGULAR:
+        w = _IRREGULAR[w]
+    for suf in ("ing", "ed", "es", "s", "e"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            return w[: -len(suf)]
+    return w
+
+
+def _content(text: str) -> set[str]:
+    """Stemmed content words of ``text`` (no stop words, no numbers: dates are anchors, not subject)."""
+    return {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'’]+", text) if w.lower() not in _STOP and len(w) > 1}
+
+
+def _entities(question: str) -> set[str]:
+    """Names in a question: capitalised words after the first word, tickers, quoted terms."""
+    out: set[str] = set()
+    for m in re.finditer(r"['‘\"“]([^'’\"”]{2,40})['’\"”]", question):
+        out |= {_stem(w) for w in re.findall(r"[A-Za-z]+", m[1]) if w.lower() not in _STOP}
+    words = re.findall(r"[A-Za-z][A-Za-z'’&.-]*", question)
+    for w in words[1:]:
+        core = w.rstrip(".")
+        if core[:1].isupper() and core.lower() not in _STOP and core.lower() not in {"fide", "wikipedia"}:
+            out.add(_stem(core))
+    return {e for e in out if len(e) > 1}
+
+
+#: The claim (outside quotes) gives an answer: "turned out to be yes", "resolved NO", "the answer
+#: was no", "came out negative".
+_ANSWER = re.compile(
+    r"\b(?:resolved|resolves|resolution|answer(?:ed)?|outcome|result|turned\s+out|ended\s+up|came\s+out|was|is|proved|proven)\b"
+    r"[^.;]{0,40}?\b(?:yes|no(?!\s+(?:longer|later|earlier|more|one|data|information|clear|date))|true|false|positive(?:ly)?|negative(?:ly)?|affirmative|in\s+the\s+negative|correct|incorrect)\b",
+    re.I,
+)
+_QUOTE_SPANS = re.compile(r"\"([^\"]{12,})\"|“([^”]{12,})”|‘([^’]{12,})’")
+#: A quoted question counts as the instance's own when it is its first this-many characters or more.
+QUOTE_MIN_CHARS = 20
+
+
+def _norm_q(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[‘’]", "'", re.sub(r"[“”]", '"', text))).strip().lower()
+
+
+_QUESTION_START = re.compile(r"^(?:will|what|which|who|how|when|is|are|does|do|did|has|have|according|by|in)\b", re.I)
+
+
+def _quotes_question(fact: str, question: str) -> bool | None:
+    """Whether ``fact`` quotes the instance's question.
+
+    True: a quoted span that, without a trailing ellipsis, is the question's text or its first
+    :data:`QUOTE_MIN_CHARS`+ characters (placeholders filled, whitespace and quote styles
+    normalised). False: it quotes another question (a span that starts like a question or ends
+    with "?" / an ellipsis). None: it quotes no question."""
+    q = _norm_q(question)
+    other = False
+    for m in _QUOTE_SPANS.finditer(fact):
+        raw = _norm_q(next(g for g in m.groups() if g))
+        span = re.sub(r"\s*(?:\.\.\.|…)\s*$", "", raw).strip()
+        if len(span) >= min(QUOTE_MIN_CHARS, len(q)) and q.startswith(span):
+            return True
+        if _QUESTION_START.match(span) or raw.endswith(("?", "...", "…")):
+            other = True
+    return False if other else None
+
+
+class ResolutionGrounding:
+    """Forecast task: a claim that states how the question itself resolved is the outcome (A4),
+    leaked by definition and dated at the resolution date.
+
+    The instance context (``ForecastTask.grounding_context``) gives ``question`` (placeholders
+    filled), ``resolution_date``, ``resolved_to`` and ``cutoff_date``. Conservative by design
+    (planted clean claims must stay clean): the claim must
+
+    * quote the question (its text, or its first 20+ characters before an ellipsis) and give
+      an answer outside the quote ("The answer to \"Will ...?\" turned out to be no"): the
+      outcome, whatever else the claim says; otherwise
+    * share the question's subject: at least half of the question's names (capitalised words,
+      tickers, quoted terms; at least one) and at least ``min_overlap`` of its content words;
+    * speak of the resolution itself: an explicit "resolved Yes/No", or outcome words ("ended
+      up", "ultimately", "in the end", ...), or a realised (past-tense) statement anchored at the
+      question's horizon: the resolution day or month, or a year the question names that is not
+      over by the cutoff;
+    * not be hedged or forward-looking ("will", "expected", "odds", ...; words inside quotation
+      marks, such as a quoted question, do not count), and not be anchored
+      only at a period that ended by the cutoff (that is history, not the resolution).
+    """
+
+    def __init__(self, min_overlap: float = 0.5):
+        self.min_overlap = min_overlap
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """Return a leaked A4 verdict at ``resolution_date`` when ``fact`` states the resolution."""
+        question = str(instance.get("question") or "").split("\n\n")[0].strip()
+        res_raw = instance.get("resolution_date")
+        if not question or not res_raw:
+            return None
+        resolution = dt.date.fromisoformat(str(res_raw)[:10])
+        cutoff = dt.date.fromisoformat(str(instance["cutoff_date"])[:10]) if instance.get("cutoff_date") else None
+        explicit = bool(_EXPLICIT_RESOLUTION.search(fact))
+        quoted = _quotes_question(fact, question)
+        if quoted is True and _ANSWER.search(unquoted(fact)):
+            return self._verdict(resolution, instance, "quotes the question and states its answer")
+        if quoted is False:
+            return None  # the claim is about another, quoted question
+        if _HEDGED.search(unquoted(fact)) and not explicit:
+            return None
+        q_words, f_words = _content(question), _content(fact)
+        if not q_words:
+            return None
+        ents = _entities(question)
+        if ents and len(ents & f_words) < max(1, (len(ents) + 1) // 2):
+            return None
+        overlap = len(q_words & f_words) / len(q_words)
+        if overlap < (self.min_overlap if not explicit else self.min_overlap / 2):
+            return None
+        periods = find_periods(fact)
+        horizon = any(p.start <= resolution <= p.end and p.kind in ("day", "month") for p in periods)
+        q_years = {p.start.year for p in find_periods(question) if p.kind in ("year", "fiscal_year")}
+        open_years = {y for y in q_years if cutoff is None or dt.date(y, 12, 31) > cutoff}
+        year_anchor = any(p.kind in ("year", "fiscal_year") and p.start.year in open_years for p in periods)
+        history = bool(periods) and cutoff is not None and all(p.end <= cutoff for p in periods)
+        if history and not explicit:
+            return None
+        realised = bool(_REALISED.search(fact))
+        # the question's predicate (its content words that are not names) restated, or a negative outcome
+        predicate = q_words - ents
+        says_predicate = not predicate or bool(predicate & f_words) or bool(_NEGATIVE_OUTCOME.search(fact))
+        outcome_words = bool(_OUTCOME_WORDS.search(fact))
+        if not (
+            explicit
+            or (realised and horizon)
+            or (realised and says_predicate and (outcome_words or year_anchor))
+        ):
+            return None
+        return self._verdict(resolution, instance)
+
+    @staticmethod
+    def _verdict(resolution: dt.date, instance: dict[str, Any], how: str = "") -> GroundedVerdict:
+        outcome = instance.get("resolved_to")
+        note = f"; recorded resolution {outcome}" if outcome is not None else ""
+        how = f"; {how}" if how else ""
+        return GroundedVerdict(
+            resolution,
+            f"states how the question resolved (resolution date {resolution}){how}{note}",
+            outcome=True,
+            category="A4",
+        )

@@ -1,0 +1,112 @@
+"""Legal: the Task (prompt, Perf) and its hooks."""
+
+from __future__ import annotations
+
+from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
+from anachron.tasks.legal import claims
+from anachron.tasks.legal.calibration import LegalPlanter
+from anachron.tasks.legal.checks import legal_overlap_problems
+from anachron.tasks.legal.dataset import OPTIONAL_TABLES, REQUIRED_TABLES, build_legal_instances
+from anachron.tasks.legal.grounding import DecisionGrounding
+
+
+def legal_perf(probability: float, petitioner_wins: int | bool) -> float:
+    """Perf = 1 - (p - y)^2 (DESIGN §3 legal): :func:`~anachron.tasks.base.brier_perf` with y = petitioner won."""
+    return brier_perf(probability, petitioner_wins)
+
+
+class LegalTask(ProbabilityTask):
+    """Probability that the petitioner prevails in a court case (DESIGN §3 legal).
+
+    Prediction: one number in [0, 1]. Perf is :func:`legal_perf`, 1 - (p - y)^2.
+    """
+
+    name = "legal"
+    prediction_aliases = ("probability_petitioner", "probability", "p_petitioner")
+    sources = REQUIRED_TABLES + OPTIONAL_TABLES
+    outcome_nouns = claims.OUTCOME_NOUNS
+    # hooks implemented by the package's modules
+    outcome_rule = staticmethod(claims.outcome_rule)
+    is_consequence = staticmethod(claims.is_consequence)
+    overlap_problems = staticmethod(legal_overlap_problems)
+    build = staticmethod(build_legal_instances)
+
+    def messages(self, row):
+        inp = instance_inputs(row)
+        appellate = inp.get("kind") == "appellate"
+        system = three_step_system_prompt(
+            role="an expert analyst of the federal courts of appeals" if appellate else "an expert Supreme Court analyst",
+            goal=(
+                "You judge how likely it is that the petitioner"
+                + (" (the appellant)" if appellate else "")
+                + " wins a pending case: that the court's judgment goes the petitioner's way, typically by reversing "
+                "or vacating the decision under review."
+            ),
+            cutoff_date=row["cutoff_date"],
+            date_hint=(
+                "A ruling is dated by the day the court announced it, a brief or petition by its filing day, and an "
+                "oral argument by the day it was heard; the term a case belongs to is not the date it was decided."
+            ),
+            prediction_spec=(
+                "a single number from 0 to 1, your probability that the petitioner prevails "
+                "(1 = surely the petitioner, 0 = surely the respondent)."
+            ),
+        )
+        lines = [
+            f"Case: {inp['case_name']}",
+            f"Court: {inp['court']}",
+            (f"Year: {inp['term']}" if appellate else f"Term: October Term {inp['term']}"),
+            f"Docket: {inp['docket']}",
+            f"Petitioner{' (appellant)' if appellate else ''}: {inp['petitioner']}",
+            f"Respondent{' (appellee)' if appellate else ''}: {inp['respondent']}",
+        ]
+        if inp.get("lower_court"):
+            lines.append(f"Decision under review: {inp['lower_court']}")
+        if inp.get("facts"):
+            lines += ["", "Facts:", inp["facts"]]
+        if inp.get("question"):
+            lines += ["", "Question:", inp["question"]]
+        lines += ["", f"Today's date: {row['cutoff_date']}"]
+        return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
+
+
+
+    def perf(self, row, prediction):
+        return legal_perf(prediction, instance_label(row)["petitioner_wins"])
+
+    def entities(self, row):
+        inp = instance_inputs(row)
+        return {
+            "case_name": [inp["case_name"]],
+            "parties": [p for p in (inp.get("petitioner"), inp.get("respondent")) if p],
+            "court": [inp["court"]],
+            "docket": [str(inp.get("docket") or "")],
+        }
+
+    def grounding_context(self, row):
+        inp, lab = instance_inputs(row), instance_label(row)
+        return {
+            "cutoff_date": row["cutoff_date"],
+            "case_name": inp["case_name"],
+            "court": inp["court"],
+            "docket": inp.get("docket"),
+            "petitioner": inp.get("petitioner"),
+            "respondent": inp.get("respondent"),
+            "decision_date": lab["decision_date"],
+            "outcome": lab["outcome"],
+            "petitioner_wins": lab["petitioner_wins"],
+        }
+
+    def describe(self, inputs):
+        case = inputs.get("case_name", "the case")
+        return (
+            f"Estimate the probability that the petitioner ({inputs.get('petitioner', '?')}) prevails in {case} "
+            f"before the {inputs.get('court', 'court')}.",
+            f"the {inputs.get('court', 'court')}'s decision in {case}",
+        )
+
+    def make_grounding(self, inputs):
+        return DecisionGrounding()
+
+    def planter(self, instances, data, rng, frames, *, all_instances):
+        return LegalPlanter(instances, data, rng, frames, all_instances=all_instances)

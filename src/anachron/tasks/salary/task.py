@@ -1,0 +1,159 @@
+"""Salary: the Task (prompt, prediction schema, parsing, Perf) and its hooks."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
+from anachron.tasks.salary import claims
+from anachron.tasks.salary.calibration import SalaryPlanter
+from anachron.tasks.salary.checks import salary_overlap
+from anachron.tasks.salary.dataset import SOURCE_TABLES, build_salary_instances
+from anachron.tasks.salary.grounding import ContractGrounding
+
+_AMOUNT = re.compile(
+    r"^\s*(?:usd\s*)?\$?\s*(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>m|mm|mil|million|k|thousand|b|bn|billion)?\s*(?:usd|dollars)?\s*(?:/\s*(?:yr|year))?\s*$",
+    re.I,
+)
+_UNIT = {
+    "m": 1e6,
+    "mm": 1e6,
+    "mil": 1e6,
+    "million": 1e6,
+    "k": 1e3,
+    "thousand": 1e3,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+}
+
+
+def parse_amount(value: Any) -> float:
+    """A predicted AAV in USD from a number or a plainly written amount.
+
+    Accepts ints and floats, and strings such as "25500000", "25,500,000", "$25.5M",
+    "25.5 million", "$950K", "$25.5M/yr". Raises ``ValueError`` for anything else
+    (booleans, None, lists, text with words, NaN or infinite values) and for amounts
+    that are not positive.
+    """
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"predicted AAV must be a number, got {value!r}")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        amount = float(value)
+    elif isinstance(value, str):
+        m = _AMOUNT.match(value)
+        if m is None:
+            raise ValueError(f"predicted AAV {value!r} is not a plain dollar amount")
+        amount = float(m["num"].replace(",", "")) * _UNIT.get((m["unit"] or "").lower(), 1.0)
+    else:
+        raise ValueError(f"predicted AAV must be a number, got {type(value).__name__}")
+    if not math.isfinite(amount) or amount <= 0:
+        raise ValueError(f"predicted AAV must be a positive finite number of dollars, got {value!r}")
+    return amount
+
+
+def salary_perf(predicted: float, actual: float) -> float:
+    """Perf = max(0, 1 - |predicted - actual| / actual), in [0, 1] (TEMPO paper, App. D).
+
+    Raises ``ValueError`` when ``actual`` is not positive.
+    """
+    if not actual or actual <= 0 or not math.isfinite(actual):
+        raise ValueError(f"actual AAV must be positive, got {actual!r}")
+    return float(max(0.0, 1.0 - abs(float(predicted) - float(actual)) / float(actual)))
+
+
+def _status_text(status: str | None) -> str:
+    if status == "unrestricted":
+        return "unrestricted free agent"
+    if status == "restricted":
+        return "restricted free agent (his team may match offers)"
+    return "free agent (restricted or unrestricted not recorded)"
+
+
+class SalaryTask(Task):
+    """Predict the AAV (USD) of a free agent's contract with a new team (DESIGN §3 salary).
+
+    Prediction: one positive number of US dollars per year (strings such as "$25.5M" are
+    accepted). Perf is :func:`salary_perf`.
+    """
+
+    name = "salary"
+    prediction_aliases = ("predicted_salary", "predicted_aav", "aav", "salary")
+    sources = SOURCE_TABLES
+    outcome_nouns = claims.OUTCOME_NOUNS
+    # hooks implemented by the package's modules
+    outcome_rule = staticmethod(claims.outcome_rule)
+    is_consequence = staticmethod(claims.is_consequence)
+    overlap_problems = staticmethod(salary_overlap)
+    build = staticmethod(build_salary_instances)
+
+    def messages(self, row):
+        inp = instance_inputs(row)
+        system = three_step_system_prompt(
+            role="a sports salary analyst who prices professional free-agent contracts",
+            goal=(
+                "You estimate the average annual value (AAV: total contract value divided by its years, in US "
+                "dollars) of the contract a free agent signs."
+            ),
+            cutoff_date=row["cutoff_date"],
+            date_hint=(
+                "A contract is dated by the day it was announced or signed; season statistics and awards by the "
+                "day the season or vote ended; salary-cap figures by the league's announcement."
+            ),
+            prediction_spec="a single number: the expected AAV in US dollars per year, e.g. 12500000.",
+        )
+        user = (
+            f"Sport: {inp['sport']} ({inp['league']})\n"
+            f"Free-agency year: {inp['year']}\n"
+            f"Player: {inp['player']}\n"
+            f"Status: {_status_text(inp.get('status'))}\n"
+            f"Today's date: {row['cutoff_date']}\n"
+            f"Estimate the AAV of the contract {inp['player']} signs as a free agent in {inp['year']}."
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def prediction_schema(self, row):
+        return {"type": "number", "description": "expected average annual value in US dollars"}
+
+    def validate_prediction(self, row, prediction):
+        return parse_amount(prediction)
+
+    def perf(self, row, prediction):
+        return salary_perf(parse_amount(prediction), float(instance_label(row)["aav"]))
+
+    def entities(self, row):
+        inp = instance_inputs(row)
+        return {"players": [inp["player"]], "league": [inp["league"]]}
+
+    def grounding_context(self, row):
+        inp, lab = instance_inputs(row), instance_label(row)
+        return {
+            "cutoff_date": row["cutoff_date"],
+            "player": inp["player"],
+            "league": inp["league"],
+            "team": lab.get("team"),
+            "previous_team": lab.get("previous_team"),
+            "signing_date": lab["signing_date"],
+            "aav": lab["aav"],
+            "total_value": lab.get("total_value"),
+            "years": lab.get("years"),
+        }
+
+    def describe(self, inputs):
+        player, year = inputs.get("player", "the player"), inputs.get("year", "")
+        return (
+            f"Estimate the average annual value (AAV, USD) of the free-agent contract {player} signs in {year} "
+            f"({inputs.get('league', '')}).",
+            f"the free-agent contract {player} signs in {year}",
+        )
+
+    def make_grounding(self, inputs):
+        return ContractGrounding()
+
+    def planter(self, instances, data, rng, frames, *, all_instances):
+        return SalaryPlanter(instances, data, rng, frames, all_instances=all_instances)
