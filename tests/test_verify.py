@@ -142,6 +142,13 @@ def test_mentioned_tickers_by_symbol_and_name():
     assert mentioned_tickers("nothing here", ["ACME"], ["Acme Corp"]) == []
 
 
+def test_mentioned_tickers_skips_single_initials():
+    # "A. O. Smith" must not be named by the article "a", nor "T. Rowe Price" by the "t" of "don't"
+    names = ["A. O. Smith Corp", "T. Rowe Price Group"]
+    assert mentioned_tickers("Shares don't move on a quiet day.", ["AOS", "TROW"], names) == []
+    assert mentioned_tickers("Smith raised its dividend; Rowe Price fell.", ["AOS", "TROW"], names) == ["AOS", "TROW"]
+
+
 def test_verify_run_one_row_per_evidence_item():
     ev = [{"id": 1, "fact": "Acme bought back stock.", "source_date": "2019-10-01"},
           {"id": 2, "fact": "Acme reported Q4 2019 revenue.", "source_date": "2019-11-01"}]

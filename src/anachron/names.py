@@ -62,8 +62,9 @@ def mentioned_tickers(text: str, tickers: list[str], names: list[str]) -> list[s
     """Tickers of the instance that ``text`` names, by ticker symbol or company name.
 
     A ticker matches as an upper-case whole word; a company name matches on its
-    first distinctive word (case-insensitive), e.g. "Marathon" for "Marathon Petroleum", "3M"
-    for "3M Company" (a word may start with a digit). ``tickers`` and ``names`` are paired
+    first distinctive word of two or more characters (case-insensitive), e.g. "Marathon" for
+    "Marathon Petroleum", "3M" for "3M Company" (a word may start with a digit), "Smith" for
+    "A. O. Smith" (single initials are skipped). ``tickers`` and ``names`` are paired
     in order; a ticker without a name is not looked for.
     """
     out = []
@@ -72,6 +73,8 @@ def mentioned_tickers(text: str, tickers: list[str], names: list[str]) -> list[s
             out.append(t)
             continue
         words = [w.rstrip(".") for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", name or "") if w.lower() not in GENERIC_NAME_WORDS]
+        # an initial ("A." of "A. O. Smith") names nothing on its own: "a" would match any article
+        words = [w for w in words if len(w) >= 2]
         if words and re.search(rf"(?<![A-Za-z0-9]){re.escape(words[0])}(?![A-Za-z0-9])", text, re.I):
             out.append(t)
     return out
