@@ -5,7 +5,6 @@ without any other module knowing about it."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import functools
 import json
@@ -15,7 +14,8 @@ import pandas as pd
 import pytest
 
 from anachron.llm.client import LLMClient
-from anachron.llm.types import ChatRequest, ChatResult
+from anachron.llm.providers import MockProvider
+from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.metrics.core import aggregate, instance_scores
 from anachron.tasks.base import INSTANCE_COLUMNS, ProbabilityTask, brier_perf, instance_inputs, instance_label
 from anachron.tasks.build import build_task_dataset
@@ -81,25 +81,18 @@ class RainTask(ProbabilityTask):
         return RainGrounding()
 
 
-class ScriptedProvider:
-    """Answers every generation request with the same evidence, reasoning and a probability of 0.8."""
-
-    def __init__(self):
-        self.requests: list[ChatRequest] = []
-
-    async def complete(self, request: ChatRequest) -> ChatResult:
-        await asyncio.sleep(0)
-        self.requests.append(request)
-        town, day = re.search(r"rain in (\w+) on (\S+)\?", request.messages[-1]["content"]).groups()
-        out = {
-            "evidence": [
-                {"id": 1, "fact": f"It rained in {town} on {day}.", "source_date": "2023-06-01"},
-                {"id": 2, "fact": f"{town} has a wet climate.", "source_date": "2023-06-01"},
-            ],
-            "reasoning": f"{town} is wet [2]. Following the downpour, the fair was cancelled in July 2023.",
-            "prediction": 0.8,
-        }
-        return ChatResult(text=json.dumps(out), prompt_tokens=10, completion_tokens=10, finish_reason="stop")
+def rain_answer(request: ChatRequest) -> str:
+    """The mock provider's script: the same evidence, reasoning and a probability of 0.8 for every
+    instance, naming the instance's own town and day (the first evidence item is its outcome)."""
+    town, day = re.search(r"rain in (\w+) on (\S+)\?", request.messages[-1]["content"]).groups()
+    return json.dumps({
+        "evidence": [
+            {"id": 1, "fact": f"It rained in {town} on {day}.", "source_date": "2023-06-01"},
+            {"id": 2, "fact": f"{town} has a wet climate.", "source_date": "2023-06-01"},
+        ],
+        "reasoning": f"{town} is wet [2]. Following the downpour, the fair was cancelled in July 2023.",
+        "prediction": 0.8,
+    })
 
 
 @pytest.fixture
@@ -124,11 +117,12 @@ def test_toy_task_runs_through_the_whole_pipeline(toy, monkeypatch, tmp_path):
     assert check_instances("toy", instances, {"m": KNOWLEDGE_CUTOFF}) == []
 
     # temporal_hint through the real runner, its provider scripted
-    provider = ScriptedProvider()
+    model = {"model": "mock/toy", "knowledge_cutoff": KNOWLEDGE_CUTOFF, "params": {"temperature": 0}}
+    provider = MockProvider(ModelSpec(name="toy-model", **model), answers=rain_answer)
     monkeypatch.setattr(runner, "LLMClient", functools.partial(LLMClient, provider=provider))
     run, calls, _, meta = runner.run_method(
-        instances, task_name="toy", method_name="temporal_hint", model_name="scripted",
-        model_config={"model": "openai/scripted", "knowledge_cutoff": KNOWLEDGE_CUTOFF, "params": {"temperature": 0}},
+        instances, task_name="toy", method_name="temporal_hint", model_name="toy-model",
+        model_config=model,
         method_config={}, cache_dir=tmp_path / "cache", splits=["eval"], sample=None, seed=0,
     )
     assert len(provider.requests) == 2 and meta["parse_ok"] == 2
