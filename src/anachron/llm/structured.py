@@ -22,18 +22,17 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-#: Parse statuses, best first. ``ok*`` statuses have usable evidence.
-PARSE_OK = "ok"
-PARSE_OK_FENCED = "ok_fenced"
-PARSE_OK_BRACES = "ok_braces"
-PARSE_BAD_PREDICTION = "invalid_prediction"
-PARSE_SCHEMA_ERROR = "schema_error"
-PARSE_NOT_JSON = "not_json"
-PARSE_EMPTY = "empty"
-#: Statuses whose evidence and reasoning are scored (OLR, Cov).
-EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION})
-#: Statuses whose prediction is scored (Perf).
-PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
+from anachron.store.schema import (
+    EVIDENCE_USABLE,
+    PARSE_BAD_PREDICTION,
+    PARSE_EMPTY,
+    PARSE_NOT_JSON,
+    PARSE_OK,
+    PARSE_OK_BRACES,
+    PARSE_OK_FENCED,
+    PARSE_SCHEMA_ERROR,
+    PREDICTION_USABLE,
+)
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 

@@ -19,8 +19,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-#: Columns every task's instance table has (DESIGN §3).
-INSTANCE_COLUMNS = ["instance_id", "task", "split", "cutoff_date", "inputs", "label", "provenance"]
+from anachron.store.schema import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, DESIGN §3)
 
 
 def instance_inputs(row: pd.Series | dict[str, Any]) -> dict[str, Any]:

@@ -55,17 +55,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-PLANTED_COLUMNS = [
-    "task",
-    "instance_id",
-    "cutoff_date",
-    "fact",
-    "declared_date_raw",
-    "kind",
-    "style",
-    "truth_leaked",
-    "truth_date",
-]
+from anachron.store.schema import CALIBRATION_COLUMNS, PLANTED_COLUMNS
+
 KINDS = ("post_cutoff", "pre_cutoff", "outcome")
 LEAK_KINDS = ("post_cutoff", "outcome")
 #: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks" of issue 5).
@@ -75,20 +66,6 @@ RECALL_MIN = 0.95
 FP_MAX = 0.01
 #: Control-split OLR range the paper reports (DESIGN §6), as fractions.
 PAPER_CONTROL_OLR = (0.0, 0.007)
-
-CALIBRATION_COLUMNS = [
-    "task",
-    "layers",
-    "kind",
-    "style",
-    "metric",
-    "n",
-    "n_flagged",
-    "n_undated",
-    "rate",
-    "ci_low",
-    "ci_high",
-]
 
 VerifyFn = Callable[[pd.DataFrame, tuple[str, ...]], pd.DataFrame]
 
