@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anachron.report.calibration import calibration_markdown
+from anachron.store.schema import PLANTED_COLUMNS
 from anachron.verify.calibration import (
     ALL_LEAKS,
-    PLANTED_COLUMNS,
     calibrate,
-    calibration_markdown,
     default_verify_fn,
     edgar_facts,
     plant_claims,
