@@ -84,21 +84,24 @@ INSTANCES = Table(
 
 RUNS = Table(
     "runs",
-    "One row per task x method x model run: its metadata JSON (``results/runs/.../{model}.meta.json``).",
+    "One row per task x method x model run: its metadata JSON (``results/runs/.../{model}.meta.json``), "
+    "columns in the JSON's (sorted) key order.",
     (
-        *_RUN_KEYS,
-        ("model_id", VARCHAR),
-        ("knowledge_cutoff", VARCHAR),
-        ("config_hash", VARCHAR),
         ("code_version", VARCHAR),
-        ("started_at", VARCHAR),
+        ("config_hash", VARCHAR),
         ("finished_at", VARCHAR),
+        ("knowledge_cutoff", VARCHAR),
+        ("method", VARCHAR),
+        ("model", VARCHAR),
+        ("model_id", VARCHAR),
+        ("n_cache_hits", BIGINT),
         ("n_instances", BIGINT),
         ("n_llm_calls", BIGINT),
-        ("n_cache_hits", BIGINT),
+        ("n_tool_calls", BIGINT),
         ("n_uncached_calls", BIGINT),
         ("parse_ok", BIGINT),
-        ("n_tool_calls", BIGINT),
+        ("started_at", VARCHAR),
+        ("task", VARCHAR),
     ),
 )
 
