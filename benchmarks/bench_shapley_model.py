@@ -31,7 +31,7 @@ from anachron.llm.cache import LLMCache
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
 from anachron.metrics.shapley import exact_shapley, shapley_dclr, shapley_values
-from anachron.metrics.shapley_run import ModelValue, impute_failed
+from anachron.attribution.shapley import ModelValue, impute_failed
 from anachron.tasks.registry import get_task
 
 

@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anachron.report.calibration import calibration_markdown
+from anachron.store.schema import PLANTED_COLUMNS
 from anachron.tasks.salary.grounding import ContractGrounding
 from anachron.tasks.salary.task import SalaryTask
 from anachron.verify.calibration import (
     ALL_LEAKS,
     calibrate,
-    calibration_markdown,
     default_verify_fn,
     verify_planted,
     wilson_ci,

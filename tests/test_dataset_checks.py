@@ -3,7 +3,8 @@ import json
 
 import pandas as pd
 
-from anachron.tasks.checks import check_instances, dataset_report
+from anachron.report.datasets import dataset_report
+from anachron.tasks.checks import check_instances
 
 
 def _row(iid, split, cutoff, inputs, task="salary"):

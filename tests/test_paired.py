@@ -12,13 +12,8 @@ import pandas as pd
 import pytest
 
 from anachron.compare import add_compare_parser, load_scores
-from anachron.metrics.paired import (
-    ENFORCEMENT_COLUMNS,
-    enforcement_markdown,
-    enforcement_table,
-    paired_comparison,
-    sign_test_p,
-)
+from anachron.metrics.paired import ENFORCEMENT_COLUMNS, enforcement_table, paired_comparison, sign_test_p
+from anachron.report.paired import enforcement_markdown
 
 
 def _s(values: dict) -> pd.Series:

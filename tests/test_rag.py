@@ -15,7 +15,6 @@ from anachron.llm.types import ChatResult, ModelSpec
 from anachron.methods.base import generation_request
 from anachron.methods.rag import (
     PASSAGES_HEADER,
-    TOOL_CALL_COLUMNS,
     build_context,
     fallback_queries,
     parse_queries,
@@ -28,6 +27,7 @@ from anachron.methods.rag import (
     run_rag_enforced,
     run_rag_unrestricted,
 )
+from anachron.store.schema import TOOL_CALL_COLUMNS
 from anachron.tasks.legal import LegalTask
 from anachron.tasks.stock import StockTask
 from fictional_corpus import (

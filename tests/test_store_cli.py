@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from anachron.cli import main
-from anachron.store import TABLES, write_database
+from anachron.store import TABLES
+from anachron.store.load import write_database
 
 
 @pytest.fixture()
@@ -17,7 +18,8 @@ def db(tmp_path):
                             "n_leaked": k % 2, "n_undated": 0, "olr": (k % 2) / 2, "perf": 0.5 + 0.1 * k,
                             "n_evidence": 2, "n_cited": 2, "cov": 1.0} for k in range(3)])
     paths = {}
-    for name, df in {"instances": inst, "scores": scores, "runs": inst.assign(parse_status="ok"),
+    runs = inst[["instance_id", "task", "split", "cutoff_date"]].assign(method="temporal_hint", model="m", parse_status="ok")
+    for name, df in {"instances": inst, "scores": scores, "runs": runs,
                      "calls": pd.DataFrame([{"cache_key": "k", "cache_hit": True}]),
                      "claims": pd.DataFrame([{"claim_id": "i0:1", "leaked": False}])}.items():
         paths[name] = tmp_path / f"{name}.parquet"

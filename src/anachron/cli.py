@@ -28,19 +28,11 @@ trace_scores, metrics; view: main_table. The workflow: `snakemake --cores 2` bui
 """
 
 
-def _print_frame(df, fmt: str) -> None:
-    if fmt == "csv":
-        df.to_csv(sys.stdout, index=False)
-    elif fmt == "json":
-        sys.stdout.write(df.to_json(orient="records", date_format="iso", indent=2) + "\n")
-    else:
-        sys.stdout.write((df.to_markdown(index=False) if len(df) else "(no rows)") + "\n")
-
-
 def _read(args: argparse.Namespace, fn) -> int:
     """Open the database read-only, run ``fn(con) -> DataFrame``, print it."""
     import duckdb
 
+    from anachron.report.tables import frame_text
     from anachron.store import connect_readonly
 
     con = connect_readonly(args.db)
@@ -51,7 +43,7 @@ def _read(args: argparse.Namespace, fn) -> int:
         return 2
     finally:
         con.close()
-    _print_frame(df, args.format)
+    sys.stdout.write(frame_text(df, args.format))
     return 0
 
 

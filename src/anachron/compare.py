@@ -25,6 +25,7 @@ import pandas as pd
 
 from anachron.errors import AnachronError
 from anachron.metrics.paired import paired_comparison
+from anachron.report.paired import paired_text
 
 DEFAULT_DB = "results/results.duckdb"
 #: Tables searched for a run spec's metric, in order.
@@ -169,7 +170,7 @@ def compare_main(args: argparse.Namespace) -> int:
                **res.to_dict()}
         sys.stdout.write(json.dumps(out, indent=2, allow_nan=False) + "\n")
     else:
-        sys.stdout.write(res.table(label_a=args.a, label_b=args.b, metric=args.metric))
+        sys.stdout.write(paired_text(res, label_a=args.a, label_b=args.b, metric=args.metric))
         only = len(a.index.symmetric_difference(b.index))
         if only:
             sys.stdout.write(f"  ({only} instance(s) present in only one input were left out)\n")

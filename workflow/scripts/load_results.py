@@ -1,7 +1,7 @@
 """Glue for rule load_results: build results/results.duckdb (atomically)."""
 
 from anachron.logs import log_to
-from anachron.store import write_database
+from anachron.store.load import write_database
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 

@@ -2,16 +2,9 @@
 
 from anachron.io import write_text
 from anachron.logs import log_to
-from anachron.report.tables import (
-    MAIN_NOTE,
-    calibration_report,
-    dclr_report,
-    enforcement_report,
-    format_main,
-    main_table,
-    to_latex,
-    to_markdown,
-)
+from anachron.report.calibration import calibration_report
+from anachron.report.paired import enforcement_report
+from anachron.report.tables import MAIN_NOTE, dclr_report, format_main, main_table, to_latex, to_markdown
 from anachron.store import connect_readonly
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -8,7 +8,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
 from anachron.logs import log_to
 from anachron.methods.runner import sample_instances
-from anachron.metrics.shapley_run import shapley_for_run
+from anachron.attribution.shapley import shapley_for_run
 from anachron.tasks.registry import get_task
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -7,7 +7,8 @@ import pandas as pd
 
 from anachron.io import write_text
 from anachron.logs import log_to
-from anachron.tasks.checks import check_instances, dataset_report
+from anachron.report.datasets import dataset_report
+from anachron.tasks.checks import check_instances
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 

@@ -24,23 +24,7 @@ from anachron.errors import AnachronError
 from anachron.llm.cache import LLMCache, cache_key
 from anachron.llm.providers import Provider, effective_params, error_text, make_provider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
-
-#: Columns of :meth:`CallLog.to_frame`, in order; tag fields follow as extra columns.
-CALL_LOG_COLUMNS = [
-    "call_id",
-    "cache_key",
-    "model_name",
-    "model",
-    "provider",
-    "sample_index",
-    "prompt_tokens",
-    "completion_tokens",
-    "latency_s",
-    "cache_hit",
-    "error",
-    "finish_reason",
-    "started_at",
-]
+from anachron.store.schema import CALL_LOG_COLUMNS
 
 
 def _now_iso() -> str:

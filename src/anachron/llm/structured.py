@@ -21,19 +21,18 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from anachron.llm.decode import FROM_FENCE, FROM_SPAN, FROM_WHOLE, decode_json
+from anachron.store.schema import (
+    EVIDENCE_USABLE,
+    PARSE_BAD_PREDICTION,
+    PARSE_EMPTY,
+    PARSE_NOT_JSON,
+    PARSE_OK,
+    PARSE_OK_BRACES,
+    PARSE_OK_FENCED,
+    PARSE_SCHEMA_ERROR,
+    PREDICTION_USABLE,
+)
 
-#: Parse statuses, best first. ``ok*`` statuses have usable evidence.
-PARSE_OK = "ok"
-PARSE_OK_FENCED = "ok_fenced"
-PARSE_OK_BRACES = "ok_braces"
-PARSE_BAD_PREDICTION = "invalid_prediction"
-PARSE_SCHEMA_ERROR = "schema_error"
-PARSE_NOT_JSON = "not_json"
-PARSE_EMPTY = "empty"
-#: Statuses whose evidence and reasoning are scored (OLR, Cov).
-EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION})
-#: Statuses whose prediction is scored (Perf).
-PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
 #: Parse status of each :func:`~anachron.llm.decode.decode_json` source.
 _STATUS_OF_SOURCE = {FROM_WHOLE: PARSE_OK, FROM_FENCE: PARSE_OK_FENCED, FROM_SPAN: PARSE_OK_BRACES}
 

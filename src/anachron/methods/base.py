@@ -2,7 +2,7 @@
 
 A method maps eval instances to one :class:`MethodResult` per instance: the
 final completion, its parse, and a trace of the steps it took. The output row
-layout (:data:`RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
+layout (:data:`~anachron.store.schema.RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
 holds.
 """
 
@@ -16,30 +16,11 @@ import pandas as pd
 
 from anachron.llm.structured import ParsedOutput, output_schema, parse_output
 from anachron.llm.types import ChatRequest, ChatResult
+from anachron.store.schema import RUN_COLUMNS
 from anachron.tasks.base import Task
 
 if TYPE_CHECKING:
     from anachron.llm.client import LLMClient
-
-RUN_COLUMNS = [
-    "instance_id",
-    "task",
-    "method",
-    "model",
-    "split",
-    "cutoff_date",
-    "completion",
-    "finish_reason",
-    "llm_error",
-    "parse_status",
-    "parse_error",
-    "evidence",
-    "n_evidence_dropped",
-    "reasoning",
-    "prediction",
-    "n_llm_calls",
-    "trace",
-]
 
 
 @dataclass

@@ -23,7 +23,7 @@ DESIGN §4:
 4. **Generation** — the task's own system prompt, unchanged, and its user message with the
    passages block prepended; otherwise exactly the Temporal Hint request.
 
-Every search call becomes one row of the tool-call log (:data:`TOOL_CALL_COLUMNS`), from
+Every search call becomes one row of the tool-call log (:data:`~anachron.store.schema.TOOL_CALL_COLUMNS`), from
 which :mod:`anachron.metrics.traces` computes TCLR, survivorship, restatement and
 query-intent leakage (Anachron v0 scorer; DESIGN §6).
 """
@@ -48,6 +48,7 @@ from anachron.llm.client import LLMClient
 from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.methods.base import MethodResult, generate_and_parse, generation_request
+from anachron.store.schema import TOOL_CALL_COLUMNS
 from anachron.tasks.base import Task, instance_inputs
 from anachron.tasks.registry import get_task
 from anachron.verify.dates import find_periods
@@ -56,25 +57,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from anachron.retrieval.search import SearchBackend
 
 log = logging.getLogger(__name__)
-
-#: One row per search call (the ``tool_calls`` table). JSON-list columns are JSON strings.
-TOOL_CALL_COLUMNS = [
-    "task",
-    "method",
-    "model",
-    "instance_id",
-    "seq",
-    "query",
-    "mode",
-    "cutoff_date",
-    "returned",
-    "consumed",
-    "after_cutoff",
-    "invalid_entities",
-    "restatements",
-    "query_intent_after_cutoff",
-    "error",
-]
 
 MODES = ("enforced", "unrestricted")
 #: Method names of the two modes (config keys under ``methods``).

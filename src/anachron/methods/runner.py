@@ -17,8 +17,8 @@ from anachron.io import utc_now
 from anachron.llm.cache import LLMCache
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
-from anachron.methods.base import RUN_COLUMNS
 from anachron.methods.registry import RETRIEVAL_METHODS, get_method
+from anachron.store.schema import PREDICTION_USABLE, RUN_COLUMNS, TOOL_CALL_COLUMNS
 from anachron.tasks.registry import get_task
 
 log = logging.getLogger(__name__)
@@ -73,9 +73,9 @@ def run_method(
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Run a method and return (run table, call log, tool-call log, run metadata).
 
-    The run table has :data:`~anachron.methods.base.RUN_COLUMNS`; the call log one row
+    The run table has :data:`~anachron.store.schema.RUN_COLUMNS`; the call log one row
     per LLM call (cache hits included); the tool-call log one row per search call
-    (:data:`~anachron.methods.rag.TOOL_CALL_COLUMNS`; empty for methods that do not
+    (:data:`~anachron.store.schema.TOOL_CALL_COLUMNS`; empty for methods that do not
     search); the metadata is one ``runs`` row.
 
     ``retrieval`` (for retrieval methods): ``{"index": dir, "entities": parquet,
@@ -95,8 +95,6 @@ def run_method(
 
         extra = open_search(retrieval or {})
     out = method(chosen, task, client, params=dict(spec.params), **method_config, **extra)
-    from anachron.methods.rag import TOOL_CALL_COLUMNS
-
     results, tool_calls = out if isinstance(out, tuple) else (out, pd.DataFrame(columns=TOOL_CALL_COLUMNS))
     rows = [res.to_row(row, task=task_name, method=method_name, model=model_name) for res, (_, row) in zip(results, chosen.iterrows())]
     run = pd.DataFrame(rows, columns=RUN_COLUMNS)
@@ -116,7 +114,7 @@ def run_method(
         "n_llm_calls": len(calls),
         "n_cache_hits": n_hits,
         "n_uncached_calls": len(calls) - n_hits,
-        "parse_ok": int(run["parse_status"].isin(["ok", "ok_fenced", "ok_braces"]).sum()),
+        "parse_ok": int(run["parse_status"].isin(PREDICTION_USABLE).sum()),
         "n_tool_calls": len(tool_calls),
     }
     log.info("calls: %d (cache hits %d, uncached %d)", len(calls), n_hits, len(calls) - n_hits)

@@ -21,28 +21,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from anachron.llm.structured import EVIDENCE_USABLE, PREDICTION_USABLE
-
-SCORE_COLUMNS = [
-    "task",
-    "method",
-    "model",
-    "split",
-    "instance_id",
-    "parse_status",
-    "parsed",
-    "n_claims",
-    "n_leaked",
-    "n_undated",
-    "n_reasoning_claims",
-    "n_reasoning_leaked",
-    "olr",
-    "perf",
-    "n_evidence",
-    "n_cited",
-    "cov",
-]
-METRIC_COLUMNS = ["task", "method", "model", "split", "metric", "value", "ci_low", "ci_high", "n"]
+from anachron.store.schema import EVIDENCE_USABLE, METRIC_COLUMNS, PREDICTION_USABLE, SCORE_COLUMNS
 
 
 def instance_scores(

@@ -53,25 +53,6 @@ class PairedResult:
         """The fields as a JSON-serialisable dict (NaN becomes None)."""
         return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
 
-    def table(self, label_a: str = "A", label_b: str = "B", metric: str = "score") -> str:
-        """A short plain-text report (one line per quantity)."""
-        pct = int(round(self.confidence * 100))
-
-        def f(v: float, sign: bool = False) -> str:
-            return "–" if math.isnan(v) else format(v, "+.4f" if sign else ".4f")
-
-        rows = [
-            (f"{label_a} mean {metric}", f(self.mean_a)),
-            (f"{label_b} mean {metric}", f(self.mean_b)),
-            (f"mean difference ({label_b} - {label_a})", f(self.mean_diff, True)),
-            (f"{pct}% paired bootstrap CI", f"[{f(self.ci_low, True)}, {f(self.ci_high, True)}]"),
-            ("improved / worsened / tied", f"{self.improved} / {self.worsened} / {self.tied}"),
-            ("exact sign-test p (two-sided)", format(self.p_value, ".4g")),
-        ]
-        width = max(len(k) for k, _ in rows)
-        head = f"Paired comparison of {metric} (n={self.n}; {'lower' if self.lower_is_better else 'higher'} is better)"
-        return "\n".join([head] + [f"  {k.ljust(width)}  {v}" for k, v in rows]) + "\n"
-
 
 def sign_test_p(improved: int, worsened: int) -> float:
     """Exact two-sided sign-test p-value for ``improved`` vs ``worsened`` pairs (1.0 when both are 0)."""
@@ -194,50 +175,3 @@ def enforcement_table(
                  "tied": r.tied}
             )
     return pd.DataFrame(rows, columns=ENFORCEMENT_COLUMNS)
-
-
-ENFORCEMENT_NOTE = (
-    "Per task and model, the same instances run with retrieval unrestricted (`rag_unrestricted`) and with "
-    "a hard date filter at the cutoff (`rag`). TCLR: share of an instance's search calls that returned or "
-    "consumed a document published after the cutoff. Survivorship: share of calls returning an entity not "
-    "point-in-time valid at the cutoff (not yet listed or already delisted); a date filter does not remove "
-    "it. Restatement: share of calls consuming a post-cutoff revision of an earlier record. Δ = enforced − "
-    "unrestricted (negative: the filter removed leakage), mean over paired instances with a paired "
-    "percentile bootstrap CI; p: exact two-sided sign test over non-tied instances; "
-    "improved / worsened / tied: instances whose rate fell / rose / stayed under enforcement."
-)
-
-
-def _num(v: Any, spec: str = ".3f") -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    return format(v, spec)
-
-
-def format_enforcement(table: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Human-readable enforcement table: one row per task x model x split x metric."""
-    pct = int(round(confidence * 100))
-    rows = []
-    for r in table.itertuples(index=False):
-        ci = f"[{_num(r.ci_low, '+.3f')}, {_num(r.ci_high, '+.3f')}]"
-        rows.append(
-            {
-                "Task": r.task,
-                "Model": r.model,
-                "Split": r.split,
-                "Metric": r.metric,
-                "n": int(r.n),
-                "Unrestricted": _num(r.unrestricted),
-                "Enforced": _num(r.enforced),
-                f"Δ [{pct}% CI]": f"{_num(r.diff, '+.3f')} {ci}",
-                "Sign test p": _num(r.p_value, ".3g"),
-                "Improved / worsened / tied": f"{r.improved} / {r.worsened} / {r.tied}",
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def enforcement_markdown(table: pd.DataFrame, *, confidence: float = 0.95, title: str = "Enforcement effect") -> str:
-    """The Markdown document for ``results/tables/enforcement.md`` (heading, table, note)."""
-    body = format_enforcement(table, confidence).to_markdown(index=False) if len(table) else "_no results yet_"
-    return f"# {title}\n\n{body}\n\n{ENFORCEMENT_NOTE}\n"

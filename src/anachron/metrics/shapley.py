@@ -4,7 +4,9 @@ A *game* here has ``n`` players (the atomic claims of one completion) and a valu
 ``v`` over coalitions (subsets of the claims). In anachron ``v(S)`` is the task score of the
 model's prediction when it sees the task input and only the claims in ``S`` (closed world;
 DESIGN §6), so every distinct coalition costs one model call. This module holds only the
-math; the caller supplies ``v`` as a :data:`ValueFn`.
+math; the caller supplies ``v`` as a :data:`ValueFn` (the model-backed one is
+:class:`anachron.attribution.shapley.ModelValue`). :func:`aggregate_shapley` averages the
+per-instance Shapley-DCLR and Top-K into metric rows.
 
 Definitions:
 
@@ -31,9 +33,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
+import pandas as pd
+
+from anachron.metrics.core import bootstrap_ci
+from anachron.store.schema import METRIC_COLUMNS
 
 #: A value function: boolean masks of shape ``(m, n)`` (row ``r`` = one coalition; column
 #: ``i`` True when claim ``i`` is in it) -> ``m`` float values. Called in batches so that the
@@ -42,6 +48,8 @@ ValueFn = Callable[[np.ndarray], np.ndarray]
 
 #: Default largest ``n`` that :func:`shapley_values` enumerates exactly (2^20 coalitions).
 EXACT_MAX = 20
+#: The K of the Top-K leak shares recorded per instance (``top1``, ``top3``, ``top5``).
+TOP_K = (1, 3, 5)
 
 
 @dataclass(frozen=True)
@@ -436,3 +444,23 @@ def top_k_leak(phi, leaked, k: int) -> float:
         return math.nan
     order = np.argsort(-np.abs(p), kind="stable")
     return float(l[order[: min(int(k), p.size)]].mean())
+
+
+def aggregate_shapley(per_instance: pd.DataFrame, **bootstrap: Any) -> pd.DataFrame:
+    """Metric rows (:data:`~anachron.store.schema.METRIC_COLUMNS`): ``dclr``, ``top1``, ``top3``, ``top5``
+    per run and split, each the mean over instances where it is defined, with its bootstrap CI.
+
+    Args:
+        per_instance: rows of the ``shapley`` table (:data:`~anachron.store.schema.SHAPLEY_COLUMNS`).
+        bootstrap: keyword arguments of :func:`~anachron.metrics.core.bootstrap_ci`.
+    """
+    out = []
+    keys = ["task", "method", "model", "split"]
+    for key, g in per_instance.groupby(keys, sort=True):
+        for metric in ("dclr", "top1", "top3", "top5"):
+            v = g[metric].to_numpy(dtype=float)
+            v = v[~np.isnan(v)]
+            lo, hi = bootstrap_ci(v, **bootstrap)
+            out.append({**dict(zip(keys, key)), "metric": metric, "value": float(v.mean()) if v.size else np.nan,
+                        "ci_low": lo, "ci_high": hi, "n": int(v.size)})
+    return pd.DataFrame(out, columns=METRIC_COLUMNS)

@@ -1,7 +1,7 @@
 """Leakage measured on retrieval traces: TCLR, survivorship, restatement, query intent.
 
 Definitions (Anachron v0 scorer; DESIGN §6), each a share of an instance's tool calls
-(rows of the tool-call log, :data:`anachron.methods.rag.TOOL_CALL_COLUMNS`):
+(rows of the tool-call log, :data:`anachron.store.schema.TOOL_CALL_COLUMNS`):
 
 * **TCLR** (tool-call leakage rate): the call returned or consumed a document published
   after the cutoff (``after_cutoff`` or ``restatements`` non-empty). A document published
@@ -28,24 +28,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anachron.metrics.core import METRIC_COLUMNS, bootstrap_ci
+from anachron.metrics.core import bootstrap_ci
+from anachron.store.schema import METRIC_COLUMNS, TRACE_SCORE_COLUMNS
 
 #: Metric names of the trace metrics, in report order.
 TRACE_METRICS = ("tclr", "survivorship", "restatement", "query_intent")
-#: Columns of :func:`trace_instance_scores`.
-TRACE_SCORE_COLUMNS = [
-    "task",
-    "method",
-    "model",
-    "split",
-    "instance_id",
-    "n_calls",
-    "n_errors",
-    "tclr",
-    "survivorship",
-    "restatement",
-    "query_intent",
-]
 
 
 def _ids(value: Any) -> list[str]:

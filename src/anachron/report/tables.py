@@ -1,9 +1,11 @@
-"""Render the main results table (Markdown and LaTeX) from ``results.duckdb``.
+"""Render the main results table (Markdown and LaTeX) from ``results.duckdb``, and the Shapley-DCLR table.
 
 The main table has one row per task x method x model x split with OLR (%),
 Perf, Cov (%) and parse rate (%), each with n and the bootstrap CI where it
 has one, as in the TEMPO paper's Table 2 (plus the parse rate, which a small
-local model needs beside OLR to be read correctly).
+local model needs beside OLR to be read correctly). The other reports:
+:mod:`anachron.report.calibration`, :mod:`anachron.report.paired`,
+:mod:`anachron.report.datasets`.
 """
 
 from __future__ import annotations
@@ -24,17 +26,18 @@ def main_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute("SELECT * FROM main_table").df()
 
 
-def _isnan(v: float | None) -> bool:
+def missing(v: float | None) -> bool:
+    """True for None and NaN (a value a rendered cell shows as a dash or "n/a")."""
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
 def _fmt(v: float | None, lo: float | None = None, hi: float | None = None, *, pct: bool = False) -> str:
     """A value (as a percentage with one decimal, or with three decimals) and its CI."""
-    if _isnan(v):
+    if missing(v):
         return "–"
     scale, spec = (100.0, ".1f") if pct else (1.0, ".3f")
     s = format(scale * v, spec)
-    if not (_isnan(lo) or _isnan(hi)):
+    if not (missing(lo) or missing(hi)):
         s += f" [{format(scale * lo, spec)}, {format(scale * hi, spec)}]"
     return s
 
@@ -59,6 +62,15 @@ def format_main(df: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def frame_text(df: pd.DataFrame, fmt: str) -> str:
+    """A query result as the ``anachron`` command prints it: ``csv``, ``json`` (records) or a Markdown table."""
+    if fmt == "csv":
+        return df.to_csv(index=False)
+    if fmt == "json":
+        return df.to_json(orient="records", date_format="iso", indent=2) + "\n"
+    return (df.to_markdown(index=False) if len(df) else "(no rows)") + "\n"
 
 
 def to_markdown(df: pd.DataFrame, title: str, note: str) -> str:
@@ -91,22 +103,6 @@ MAIN_NOTE = (
 )
 
 
-def enforcement_report(trace_scores: pd.DataFrame) -> str:
-    """Markdown "enforcement effect": rag_unrestricted vs rag (date filter on) per task and model.
-
-    TCLR, survivorship and restatement leakage with paired bootstrap CIs and the exact
-    sign test (Anachron v0 scorer; DESIGN §6). Without retrieval runs, says so.
-    """
-    from anachron.metrics.paired import enforcement_markdown, enforcement_table
-
-    if not len(trace_scores) or not {"rag", "rag_unrestricted"} <= set(trace_scores["method"]):
-        return (
-            "# Enforcement effect\n\nNo paired retrieval runs: add both `rag` and `rag_unrestricted` "
-            "to `run.methods` to measure what the date filter removes.\n"
-        )
-    return enforcement_markdown(enforcement_table(trace_scores))
-
-
 DCLR_NOTE = (
     "Shapley-DCLR: Σ|φ|·leaked / Σ|φ| over an instance's claims, φ the claim's Shapley value on the task "
     "score of the model's closed-world prediction given only a coalition of claims (TimeSPEC paper, Eq. 4); "
@@ -119,7 +115,7 @@ DCLR_NOTE = (
 def dclr_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Shapley-DCLR and Top-1/3/5 per task x method x model x split, with estimator and call counts."""
     n = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'shapley'").fetchone()[0]
-    if not n or "dclr" not in [r[0] for r in con.execute("DESCRIBE shapley").fetchall()]:
+    if not n:
         return pd.DataFrame()
     metrics = con.execute(
         "SELECT task, method, model, split, metric, value, ci_low, ci_high, n FROM metrics "
@@ -151,7 +147,7 @@ def dclr_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                 "OLR %": _fmt(r.olr, pct=True),
                 "exact / n": f"{int(r.n_exact)}/{int(r.instances)}",
                 "calls mean (max) / budget": f"{r.mean_calls:.1f} ({int(r.max_calls)}) / {int(r.budget)}",
-                "MAE vs exact": "–" if _isnan(r.exact_mae) else f"{r.exact_mae:.4f}",
+                "MAE vs exact": "–" if missing(r.exact_mae) else f"{r.exact_mae:.4f}",
             }
         )
     return pd.DataFrame(rows)
@@ -163,18 +159,3 @@ def dclr_report(con: duckdb.DuckDBPyConnection) -> str:
     if not len(table):
         return "# Shapley-DCLR\n\nNo Shapley attributions: no run in `shapley.tasks` / `shapley.methods` had claims.\n"
     return to_markdown(table, "Shapley-DCLR: leakage among the decision-critical claims", DCLR_NOTE)
-
-
-def calibration_report(con: duckdb.DuckDBPyConnection) -> str:
-    """``results/tables/calibration.md``: verifier recall / false positives on planted claims, and the
-    control-split OLR floor of every run (DESIGN §5; TEMPO App. G.5 reports 0.0-0.7%)."""
-    from anachron.verify.calibration import calibration_markdown
-
-    have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    table = con.execute("SELECT * FROM calibration").df() if "calibration" in have else pd.DataFrame()
-    if "_empty" in table.columns:
-        table = pd.DataFrame()
-    control = pd.DataFrame()
-    if "metrics" in have:
-        control = con.execute("SELECT * FROM metrics WHERE split = 'control' AND metric = 'olr'").df()
-    return calibration_markdown(table, control)

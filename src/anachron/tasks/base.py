@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 import pandas as pd
 
 from anachron.sources.paths import source_inputs
+from anachron.store.schema import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, DESIGN §3)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
@@ -52,8 +53,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from anachron.verify.pipeline import Grounding
     from anachron.verify.planting import Planter, PlantInstance
 
-#: Columns every task's instance table has (DESIGN §3).
-INSTANCE_COLUMNS = ["instance_id", "task", "split", "cutoff_date", "inputs", "label", "provenance"]
 #: Fallback RAG query templates of a task ("{s}": a subject of the instance, "{y}": the cutoff year).
 DEFAULT_QUERY_ASPECTS = (
     "{s} {y}",

@@ -30,36 +30,12 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from anachron.store.schema import CLAIM_COLUMNS
 from anachron.verify.citations import cited_ids
 from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import normalize_declared
 from anachron.verify.grounded import GroundedVerdict
 from anachron.verify.rules import earliest_public_date
-
-CLAIM_COLUMNS = [
-    "task",
-    "method",
-    "model",
-    "instance_id",
-    "claim_id",
-    "source",
-    "evidence_id",
-    "fact",
-    "declared_date_raw",
-    "declared_date",
-    "date_status",
-    "date_rule",
-    "effective_date",
-    "cutoff_date",
-    "category",
-    "category_rule",
-    "extractor",
-    "leaked",
-    "verdict",
-    "layer",
-    "reason",
-    "cited",
-]
 
 LAYERS = ("grounded", "rules")
 #: Every layer a config may name (``llm`` needs a verifier model).

@@ -39,20 +39,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from anachron.store.schema import PLANTED_COLUMNS
 from anachron.tasks.base import Task
 from anachron.tasks.registry import TASKS, find_task
 
-PLANTED_COLUMNS = [
-    "task",
-    "instance_id",
-    "cutoff_date",
-    "fact",
-    "declared_date_raw",
-    "kind",
-    "style",
-    "truth_leaked",
-    "truth_date",
-]
 KINDS = ("post_cutoff", "pre_cutoff", "outcome")
 LEAK_KINDS = ("post_cutoff", "outcome")
 

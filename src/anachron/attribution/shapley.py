@@ -1,12 +1,12 @@
-"""Shapley-DCLR of a run: claim attributions from model calls on claim coalitions (DESIGN §6).
+"""Claim attributions of a run from model calls on claim coalitions (Shapley-DCLR; DESIGN §6).
 
 For an instance with claims ``c_1..c_n`` (evidence and reasoning claims of the run's final
 output, :mod:`anachron.verify.pipeline`), the value of a coalition ``S`` is the task score
 (Perf) of the model's prediction when it is given the task input and only the claims in ``S``,
 in a closed world (:func:`anachron.methods.supervised.closed_world_messages`, prediction only).
 Shapley values ``phi_i`` of that game (exact for small ``n``, Leverage SHAP beyond, within a
-per-instance budget of model calls; :mod:`anachron.metrics.shapley`) weight each claim's
-leakage indicator: Shapley-DCLR = sum |phi_i| l_i / sum |phi_i|; Top-K = share of the K
+per-instance budget of model calls; the pure estimators of :mod:`anachron.metrics.shapley`) weight
+each claim's leakage indicator: Shapley-DCLR = sum |phi_i| l_i / sum |phi_i|; Top-K = share of the K
 largest-|phi| claims that leaked (TimeSPEC paper §4.2, Eq. 4 and Eq. 7).
 
 Value calls ask for the prediction alone, and their schema is tightened where a grammar can do
@@ -28,19 +28,12 @@ import pandas as pd
 from anachron.llm.client import LLMClient
 from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
-from anachron.metrics.core import METRIC_COLUMNS, bootstrap_ci
-from anachron.metrics.shapley import shapley_dclr, shapley_values, top_k_leak
 from anachron.methods.supervised import closed_world_messages
+from anachron.metrics.shapley import TOP_K, exact_shapley, shapley_dclr, shapley_values, top_k_leak
+from anachron.store.schema import PHI_COLUMNS, SHAPLEY_COLUMNS
 from anachron.tasks.base import Task
 
 log = logging.getLogger(__name__)
-
-PHI_COLUMNS = ["task", "method", "model", "split", "instance_id", "claim_id", "source", "fact", "leaked", "phi", "abs_rank"]
-SHAPLEY_COLUMNS = [
-    "task", "method", "model", "split", "instance_id", "n_claims", "n_leaked", "estimator", "n_calls", "budget",
-    "n_failed", "v_empty", "v_all", "dclr", "top1", "top3", "top5", "exact_mae",
-]
-TOP_K = (1, 3, 5)
 
 
 #: The probability grid of value calls (a grammar can enforce an enum, not a range).
@@ -151,7 +144,7 @@ def shapley_for_run(
 
     Args:
         run: the run's completions (instances to attribute; filter before calling to sample).
-        claims: the run's claims (:data:`anachron.verify.pipeline.CLAIM_COLUMNS`).
+        claims: the run's claims (:data:`anachron.store.schema.CLAIM_COLUMNS`).
         instances: the task's instance table (indexed or with ``instance_id``).
         task: the task.
         client: the run's model client (cached, concurrent).
@@ -164,10 +157,9 @@ def shapley_for_run(
             (``exact_mae``); those extra calls are outside the budget and logged apart.
 
     Returns:
-        ``(phi, per_instance)`` with :data:`PHI_COLUMNS` and :data:`SHAPLEY_COLUMNS`.
+        ``(phi, per_instance)`` with :data:`~anachron.store.schema.PHI_COLUMNS` and
+        :data:`~anachron.store.schema.SHAPLEY_COLUMNS`.
     """
-    from anachron.metrics.shapley import exact_shapley
-
     inst = instances.set_index("instance_id", drop=False) if "instance_id" in instances.columns else instances
     phi_rows: list[dict[str, Any]] = []
     inst_rows: list[dict[str, Any]] = []
@@ -213,16 +205,3 @@ def shapley_for_run(
         log.info("%s: n=%d %s calls=%d dclr=%s", r.instance_id, n, res.method, res.n_calls, inst_rows[-1]["dclr"])
     return pd.DataFrame(phi_rows, columns=PHI_COLUMNS), pd.DataFrame(inst_rows, columns=SHAPLEY_COLUMNS)
 
-
-def aggregate_shapley(per_instance: pd.DataFrame, **bootstrap: Any) -> pd.DataFrame:
-    """Metric rows (:data:`METRIC_COLUMNS`): ``dclr``, ``top1``, ``top3``, ``top5`` per run and split."""
-    out = []
-    keys = ["task", "method", "model", "split"]
-    for key, g in per_instance.groupby(keys, sort=True):
-        for metric in ("dclr", "top1", "top3", "top5"):
-            v = g[metric].to_numpy(dtype=float)
-            v = v[~np.isnan(v)]
-            lo, hi = bootstrap_ci(v, **bootstrap)
-            out.append({**dict(zip(keys, key)), "metric": metric, "value": float(v.mean()) if v.size else np.nan,
-                        "ci_low": lo, "ci_high": hi, "n": int(v.size)})
-    return pd.DataFrame(out, columns=METRIC_COLUMNS)

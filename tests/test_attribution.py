@@ -1,4 +1,4 @@
-"""Shapley-DCLR of a run: coalition prompts, model-call budget, efficiency, parse failures."""
+"""Claim attributions of a run (Shapley-DCLR): coalition prompts, model-call budget, efficiency, parse failures."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 
 from anachron.llm.client import CallLog, LLMClient
+from anachron.attribution.shapley import shapley_for_run
 from anachron.llm.providers import MockProvider
-from anachron.llm.types import ChatRequest, ModelSpec
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.methods.supervised import FACTS_HEADER
-from anachron.metrics.shapley_run import aggregate_shapley, shapley_for_run
+from anachron.metrics.shapley import aggregate_shapley
 from anachron.tasks.stock import StockTask
 from fictional_corpus import stock_row
 
@@ -95,7 +96,7 @@ def test_unparsed_coalitions_are_imputed_and_counted():
 
 
 def test_value_calls_use_a_probability_grid_and_repair_rankings():
-    from anachron.metrics.shapley_run import PROBABILITY_GRID, repair_ranking, value_prediction_schema
+    from anachron.attribution.shapley import PROBABILITY_GRID, repair_ranking, value_prediction_schema
 
     grid = value_prediction_schema({"type": "number", "minimum": 0, "maximum": 1})
     assert grid["enum"] == PROBABILITY_GRID and grid["enum"][0] == 0.0 and grid["enum"][-1] == 1.0

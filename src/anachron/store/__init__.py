@@ -1,0 +1,39 @@
+"""The results database: one DuckDB file with every table of DESIGN §7.
+
+:mod:`anachron.store.schema` declares every table (columns in order, DuckDB types) and is the
+one home of the column lists the producers use; :func:`anachron.store.load.write_database` is
+the only writer (atomic); :func:`connect_readonly` opens the file for reading.
+
+Tables: ``instances``, ``runs``, ``llm_calls``, ``completions``, ``claims``,
+``tool_calls`` (one row per search call of a retrieval method), ``instance_scores``,
+``trace_scores`` (TCLR, survivorship, restatement, query intent per instance),
+``claim_shapley`` (φ per claim), ``shapley`` (Shapley-DCLR, Top-1/3/5, estimator and model calls
+per instance), ``calibration`` (verifier recall / false-positive rate on planted claims per task
+and layer set), ``planted_claims`` (the planted claims and their verdicts),
+``metrics`` (every aggregate, trace metrics included). View: ``main_table`` (OLR / Perf / Cov / parse
+rate side by side per task x method x model x split, as rendered in
+``results/tables/main.md``).
+
+Layering: the schema is the bottom layer (the producers, :mod:`anachron.metrics` included, import
+their columns from it); the writer is above :mod:`anachron.metrics` (it computes the ``metrics``
+table), so this package imports only the schema and the writer is imported from its module.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+
+from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES, Table
+
+__all__ = ["MAIN_TABLE_VIEW", "SCHEMA", "TABLES", "Table", "connect_readonly"]
+
+
+def connect_readonly(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """Open the results database read-only; raise FileNotFoundError with a hint if missing."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"{p} does not exist; run `snakemake --cores 2` first to build it")
+    return duckdb.connect(str(p), read_only=True)

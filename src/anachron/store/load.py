@@ -1,0 +1,164 @@
+"""Build ``results/results.duckdb`` from the workflow's Parquet and JSON outputs (DESIGN §7).
+
+:func:`write_database` is the only writer. It builds the whole database in a
+temporary file next to the target and renames it into place, so readers never
+see a half-written database and an interrupted load leaves the old one intact.
+
+Every table is first created from its declaration in :mod:`anachron.store.schema`; DuckDB
+then reads each table's Parquet files itself (``read_parquet([...], union_by_name=true)``,
+files in the order given, rows in file order) and casts every column to its declared type.
+A column that no file has is NULL; a column that the schema does not declare is an error.
+The computed tables (``runs`` from the run metadata JSON, ``trace_scores`` and ``metrics``)
+go through the same declared columns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Sequence
+
+import duckdb
+import pandas as pd
+import pyarrow.parquet as pq
+
+from anachron.io import atomic_path
+from anachron.metrics.core import aggregate
+from anachron.metrics.shapley import aggregate_shapley
+from anachron.metrics.traces import aggregate_traces, trace_instance_scores
+from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES
+
+Paths = Sequence[str | os.PathLike[str]]
+
+
+def read_run_meta(paths: Paths) -> pd.DataFrame:
+    """One ``runs`` row per run metadata JSON (written by ``run_method``)."""
+    rows = [json.loads(Path(p).read_text()) for p in paths]
+    return pd.DataFrame(rows)
+
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, source: str, columns: Sequence[str], origin: str) -> None:
+    """``INSERT INTO table SELECT ... FROM source``: the declared columns, cast; NULL where absent."""
+    decl = SCHEMA[table]
+    extra = [c for c in columns if c not in decl.names]
+    if extra:
+        raise ValueError(
+            f"table {table!r}: {origin} has columns {extra} that anachron/store/schema.py does not declare"
+        )
+    have = set(columns)
+    select = ", ".join(
+        f'CAST("{c}" AS {t}) AS "{c}"' if c in have else f'CAST(NULL AS {t}) AS "{c}"' for c, t in decl.columns
+    )
+    con.execute(f"INSERT INTO {table} SELECT {select} FROM {source}")
+
+
+def load_parquet(con: duckdb.DuckDBPyConnection, table: str, paths: Paths) -> None:
+    """Append the rows of ``paths`` (in that order) to the declared ``table``.
+
+    A file without any column (an empty frame written as is) adds nothing; so do no paths.
+
+    Raises:
+        ValueError: a file has a column the table does not declare.
+    """
+    paths = [p for p in paths if pq.read_schema(p).names]
+    if not paths:
+        return
+    source = "read_parquet([" + ", ".join(_sql_str(str(p)) for p in paths) + "], union_by_name = true)"
+    columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+    _insert(con, table, source, columns, f"{len(paths)} Parquet file(s) ({paths[0]}, ...)")
+
+
+def load_frame(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame) -> None:
+    """Append the rows of ``df`` to the declared ``table``.
+
+    Raises:
+        ValueError: ``df`` has a column the table does not declare.
+    """
+    if not len(df):
+        return
+    con.register("_frame", df)
+    try:
+        _insert(con, table, "_frame", [str(c) for c in df.columns], "the computed frame")
+    finally:
+        con.unregister("_frame")
+
+
+def write_database(
+    path: str | os.PathLike[str],
+    *,
+    instances: Paths,
+    run_meta: Paths,
+    completions: Paths,
+    llm_calls: Paths,
+    claims: Paths,
+    instance_scores: Paths,
+    tool_calls: Paths = (),
+    claim_shapley: Paths = (),
+    shapley: Paths = (),
+    calibration: Paths = (),
+    planted: Paths = (),
+    bootstrap: dict | None = None,
+) -> dict[str, int]:
+    """Build ``results.duckdb`` from the workflow's Parquet/JSON outputs, atomically.
+
+    Args:
+        path: target database file.
+        instances, completions, llm_calls, claims, instance_scores, tool_calls: Parquet files
+            per table (tool calls: empty files for methods that do not search).
+        claim_shapley, shapley: Parquet files of the shapley rule (φ per claim; per instance).
+        calibration, planted: Parquet files of the calibrate_verifier rule.
+        run_meta: run metadata JSON files (one per task/method/model).
+        bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
+
+    Returns:
+        Row counts per table (every table of :data:`~anachron.store.schema.TABLES`).
+
+    Raises:
+        ValueError: an input has a column its table does not declare.
+    """
+    boot = bootstrap or {}
+    files = {
+        "instances": instances,
+        "llm_calls": llm_calls,
+        "completions": completions,
+        "claims": claims,
+        "tool_calls": tool_calls,
+        "instance_scores": instance_scores,
+        "claim_shapley": claim_shapley,
+        "shapley": shapley,
+        "calibration": calibration,
+        "planted_claims": planted,
+    }
+    with atomic_path(path) as tmp:
+        tmp.unlink()  # duckdb creates the file itself
+        con = duckdb.connect(str(tmp))
+        try:
+            for name in TABLES:
+                con.execute(SCHEMA[name].create_sql())
+            for name, paths in files.items():
+                load_parquet(con, name, paths)
+            load_frame(con, "runs", read_run_meta(run_meta))
+            load_frame(con, "metrics", aggregate(con.table("instance_scores").df(), **boot))
+            calls = con.table("tool_calls").df()
+            if len(calls):
+                runs = con.table("completions").df()
+                searched = runs.merge(calls[["task", "method", "model"]].drop_duplicates(), on=["task", "method", "model"])
+                traces = trace_instance_scores(calls, run=searched)
+                load_frame(con, "trace_scores", traces)
+                load_frame(con, "metrics", aggregate_traces(traces, **boot))
+            load_frame(con, "metrics", aggregate_shapley(con.table("shapley").df(), **boot))
+            con.execute(MAIN_TABLE_VIEW)
+            counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in TABLES}
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        wal = Path(str(tmp) + ".wal")
+        if wal.exists():
+            wal.unlink()
+    return counts
+

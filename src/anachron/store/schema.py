@@ -1,0 +1,414 @@
+"""The declared schema of ``results/results.duckdb``: every table's columns, in order, with DuckDB types.
+
+This module is the one home of the column lists. The code that produces a table's rows
+imports its list from here (``INSTANCE_COLUMNS`` for the task datasets, ``RUN_COLUMNS`` for
+the method runs, ``CLAIM_COLUMNS`` for the verifier, ...), and :mod:`anachron.store.load`
+creates every table from its declaration before it inserts the rows, so an empty table keeps
+its columns and no type depends on what pandas infers from the data.
+
+Types: ``VARCHAR`` for text, ids and ISO dates (``YYYY-MM-DD``; timestamps ISO-8601 UTC) and
+for JSON documents stored as text (``inputs``, ``label``, ``evidence``, ``trace``, the JSON
+lists of ``tool_calls``); ``BIGINT`` for counts, indices and token numbers; ``DOUBLE`` for
+rates, scores, Shapley values, latencies and interval bounds; ``BOOLEAN`` for flags. A value
+the producer did not have is NULL (a rate without a denominator, a failed call's token counts).
+
+Tables (DESIGN §7): :data:`TABLES`; view ``main_table`` (:data:`MAIN_TABLE_VIEW`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VARCHAR = "VARCHAR"
+BIGINT = "BIGINT"
+DOUBLE = "DOUBLE"
+BOOLEAN = "BOOLEAN"
+
+Columns = tuple[tuple[str, str], ...]
+
+
+def _names(columns: Columns) -> list[str]:
+    return [c for c, _ in columns]
+
+
+@dataclass(frozen=True)
+class Table:
+    """One declared table: its name, a one-line description and its ``(column, DuckDB type)`` pairs."""
+
+    name: str
+    doc: str
+    columns: Columns
+
+    @property
+    def names(self) -> list[str]:
+        """The column names, in table order."""
+        return _names(self.columns)
+
+    def create_sql(self) -> str:
+        """The ``CREATE TABLE`` statement of the declared columns."""
+        cols = ", ".join(f'"{c}" {t}' for c, t in self.columns)
+        return f"CREATE TABLE {self.name} ({cols})"
+
+
+#: Values of ``parse_status`` (tables ``completions``, ``instance_scores``), best first; set by
+#: :func:`anachron.llm.structured.parse_output`. ``ok*`` statuses have usable evidence.
+PARSE_OK = "ok"
+PARSE_OK_FENCED = "ok_fenced"
+PARSE_OK_BRACES = "ok_braces"
+PARSE_BAD_PREDICTION = "invalid_prediction"
+PARSE_SCHEMA_ERROR = "schema_error"
+PARSE_NOT_JSON = "not_json"
+PARSE_EMPTY = "empty"
+#: Statuses whose evidence and reasoning are scored (OLR, Cov).
+EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION})
+#: Statuses whose prediction is scored (Perf).
+PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
+
+#: Run keys every per-run table starts with.
+_RUN_KEYS: Columns = (("task", VARCHAR), ("method", VARCHAR), ("model", VARCHAR))
+
+INSTANCES = Table(
+    "instances",
+    "One point-in-time instance per row (``results/datasets/{task}.parquet``; DESIGN §3); "
+    "``inputs``, ``label`` and ``provenance`` are JSON documents.",
+    (
+        ("instance_id", VARCHAR),
+        ("task", VARCHAR),
+        ("split", VARCHAR),
+        ("cutoff_date", VARCHAR),
+        ("inputs", VARCHAR),
+        ("label", VARCHAR),
+        ("provenance", VARCHAR),
+    ),
+)
+
+RUNS = Table(
+    "runs",
+    "One row per task x method x model run: its metadata JSON (``results/runs/.../{model}.meta.json``), "
+    "columns in the JSON's (sorted) key order.",
+    (
+        ("code_version", VARCHAR),
+        ("config_hash", VARCHAR),
+        ("finished_at", VARCHAR),
+        ("knowledge_cutoff", VARCHAR),
+        ("method", VARCHAR),
+        ("model", VARCHAR),
+        ("model_id", VARCHAR),
+        ("n_cache_hits", BIGINT),
+        ("n_instances", BIGINT),
+        ("n_llm_calls", BIGINT),
+        ("n_tool_calls", BIGINT),
+        ("n_uncached_calls", BIGINT),
+        ("parse_ok", BIGINT),
+        ("started_at", VARCHAR),
+        ("task", VARCHAR),
+    ),
+)
+
+#: Fields of one LLM call record (:class:`anachron.llm.client.CallLog`), in order.
+_CALL_LOG: Columns = (
+    ("call_id", VARCHAR),
+    ("cache_key", VARCHAR),
+    ("model_name", VARCHAR),
+    ("model", VARCHAR),
+    ("provider", VARCHAR),
+    ("sample_index", BIGINT),
+    ("prompt_tokens", BIGINT),
+    ("completion_tokens", BIGINT),
+    ("latency_s", DOUBLE),
+    ("cache_hit", BOOLEAN),
+    ("error", VARCHAR),
+    ("finish_reason", VARCHAR),
+    ("started_at", VARCHAR),
+)
+
+LLM_CALLS = Table(
+    "llm_calls",
+    "One row per LLM call, cache hits included: the run's, the verifier's and the Shapley value calls. "
+    "``model_key`` is the configured model name; the call record's fields follow, then the request tags "
+    "(``instance_id``, ``step``; the plausibility verifier's ``cutoff_date`` and ``n_items``).",
+    (
+        ("task", VARCHAR),
+        ("method", VARCHAR),
+        ("model_key", VARCHAR),
+        *_CALL_LOG,
+        ("instance_id", VARCHAR),
+        ("step", VARCHAR),
+        ("cutoff_date", VARCHAR),
+        ("n_items", BIGINT),
+    ),
+)
+
+COMPLETIONS = Table(
+    "completions",
+    "One row per instance of a run (``results/runs/{task}/{method}/{model}.parquet``): the final "
+    "completion, its parse, evidence / prediction / trace as JSON.",
+    (
+        ("instance_id", VARCHAR),
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("cutoff_date", VARCHAR),
+        ("completion", VARCHAR),
+        ("finish_reason", VARCHAR),
+        ("llm_error", VARCHAR),
+        ("parse_status", VARCHAR),
+        ("parse_error", VARCHAR),
+        ("evidence", VARCHAR),
+        ("n_evidence_dropped", BIGINT),
+        ("reasoning", VARCHAR),
+        ("prediction", VARCHAR),
+        ("n_llm_calls", BIGINT),
+        ("trace", VARCHAR),
+    ),
+)
+
+CLAIMS = Table(
+    "claims",
+    "One row per claim of a usable completion with the verifier's verdict (DESIGN §5).",
+    (
+        *_RUN_KEYS,
+        ("instance_id", VARCHAR),
+        ("claim_id", VARCHAR),
+        ("source", VARCHAR),
+        ("evidence_id", BIGINT),
+        ("fact", VARCHAR),
+        ("declared_date_raw", VARCHAR),
+        ("declared_date", VARCHAR),
+        ("date_status", VARCHAR),
+        ("date_rule", VARCHAR),
+        ("effective_date", VARCHAR),
+        ("cutoff_date", VARCHAR),
+        ("category", VARCHAR),
+        ("category_rule", VARCHAR),
+        ("extractor", VARCHAR),
+        ("leaked", BOOLEAN),
+        ("verdict", VARCHAR),
+        ("layer", VARCHAR),
+        ("reason", VARCHAR),
+        ("cited", BOOLEAN),
+    ),
+)
+
+TOOL_CALLS = Table(
+    "tool_calls",
+    "One row per search call of a retrieval method; ``returned``, ``consumed``, ``after_cutoff``, "
+    "``invalid_entities`` and ``restatements`` are JSON lists of document ids / entities.",
+    (
+        *_RUN_KEYS,
+        ("instance_id", VARCHAR),
+        ("seq", BIGINT),
+        ("query", VARCHAR),
+        ("mode", VARCHAR),
+        ("cutoff_date", VARCHAR),
+        ("returned", VARCHAR),
+        ("consumed", VARCHAR),
+        ("after_cutoff", VARCHAR),
+        ("invalid_entities", VARCHAR),
+        ("restatements", VARCHAR),
+        ("query_intent_after_cutoff", BOOLEAN),
+        ("error", VARCHAR),
+    ),
+)
+
+INSTANCE_SCORES = Table(
+    "instance_scores",
+    "Per-instance OLR, Perf, Cov and parse status of a run (:func:`anachron.metrics.core.instance_scores`).",
+    (
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("instance_id", VARCHAR),
+        ("parse_status", VARCHAR),
+        ("parsed", BOOLEAN),
+        ("n_claims", BIGINT),
+        ("n_leaked", BIGINT),
+        ("n_undated", BIGINT),
+        ("n_reasoning_claims", BIGINT),
+        ("n_reasoning_leaked", BIGINT),
+        ("olr", DOUBLE),
+        ("perf", DOUBLE),
+        ("n_evidence", BIGINT),
+        ("n_cited", BIGINT),
+        ("cov", DOUBLE),
+    ),
+)
+
+TRACE_SCORES = Table(
+    "trace_scores",
+    "Per-instance TCLR, survivorship, restatement and query intent of a retrieval run "
+    "(:func:`anachron.metrics.traces.trace_instance_scores`).",
+    (
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("instance_id", VARCHAR),
+        ("n_calls", BIGINT),
+        ("n_errors", BIGINT),
+        ("tclr", DOUBLE),
+        ("survivorship", DOUBLE),
+        ("restatement", DOUBLE),
+        ("query_intent", DOUBLE),
+    ),
+)
+
+CLAIM_SHAPLEY = Table(
+    "claim_shapley",
+    "The Shapley value φ of every attributed claim and its rank by |φ| (:mod:`anachron.attribution.shapley`).",
+    (
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("instance_id", VARCHAR),
+        ("claim_id", VARCHAR),
+        ("source", VARCHAR),
+        ("fact", VARCHAR),
+        ("leaked", BOOLEAN),
+        ("phi", DOUBLE),
+        ("abs_rank", BIGINT),
+    ),
+)
+
+SHAPLEY = Table(
+    "shapley",
+    "Per attributed instance: Shapley-DCLR, Top-1/3/5, the estimator, model calls and budget.",
+    (
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("instance_id", VARCHAR),
+        ("n_claims", BIGINT),
+        ("n_leaked", BIGINT),
+        ("estimator", VARCHAR),
+        ("n_calls", BIGINT),
+        ("budget", BIGINT),
+        ("n_failed", BIGINT),
+        ("v_empty", DOUBLE),
+        ("v_all", DOUBLE),
+        ("dclr", DOUBLE),
+        ("top1", DOUBLE),
+        ("top3", DOUBLE),
+        ("top5", DOUBLE),
+        ("exact_mae", DOUBLE),
+    ),
+)
+
+CALIBRATION = Table(
+    "calibration",
+    "Verifier recall / false-positive rate on planted claims per task, layer set, kind and style, "
+    "with Wilson 95% intervals (:func:`anachron.verify.calibration.summarize_calibration`).",
+    (
+        ("task", VARCHAR),
+        ("layers", VARCHAR),
+        ("kind", VARCHAR),
+        ("style", VARCHAR),
+        ("metric", VARCHAR),
+        ("n", BIGINT),
+        ("n_flagged", BIGINT),
+        ("n_undated", BIGINT),
+        ("rate", DOUBLE),
+        ("ci_low", DOUBLE),
+        ("ci_high", DOUBLE),
+    ),
+)
+
+#: Columns of a planted claim (:func:`anachron.verify.calibration.plant_claims`).
+_PLANTED: Columns = (
+    ("task", VARCHAR),
+    ("instance_id", VARCHAR),
+    ("cutoff_date", VARCHAR),
+    ("fact", VARCHAR),
+    ("declared_date_raw", VARCHAR),
+    ("kind", VARCHAR),
+    ("style", VARCHAR),
+    ("truth_leaked", BOOLEAN),
+    ("truth_date", VARCHAR),
+)
+
+PLANTED_CLAIMS = Table(
+    "planted_claims",
+    "The planted claims, one block of rows per layer set, with the verifier's answer "
+    "(:func:`anachron.verify.calibration.verify_planted`).",
+    (
+        *_PLANTED,
+        ("layers", VARCHAR),
+        ("leaked", BOOLEAN),
+        ("verdict", VARCHAR),
+        ("layer", VARCHAR),
+        ("reason", VARCHAR),
+        ("effective_date", VARCHAR),
+        ("flagged", BOOLEAN),
+        ("correct", BOOLEAN),
+    ),
+)
+
+METRICS = Table(
+    "metrics",
+    "Every aggregate per task x method x model x split with its bootstrap CI and n: OLR, Perf, Cov, "
+    "parse and undated rates, the trace metrics and Shapley-DCLR / Top-K (DESIGN §6).",
+    (
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("metric", VARCHAR),
+        ("value", DOUBLE),
+        ("ci_low", DOUBLE),
+        ("ci_high", DOUBLE),
+        ("n", BIGINT),
+    ),
+)
+
+#: Every table of ``results.duckdb``, in creation order.
+SCHEMA: dict[str, Table] = {
+    t.name: t
+    for t in (
+        INSTANCES,
+        RUNS,
+        LLM_CALLS,
+        COMPLETIONS,
+        CLAIMS,
+        TOOL_CALLS,
+        INSTANCE_SCORES,
+        TRACE_SCORES,
+        CLAIM_SHAPLEY,
+        SHAPLEY,
+        CALIBRATION,
+        PLANTED_CLAIMS,
+        METRICS,
+    )
+}
+TABLES = tuple(SCHEMA)
+
+# The column lists the producers import.
+#: Columns every task's instance table has (DESIGN §3).
+INSTANCE_COLUMNS = INSTANCES.names
+#: Keys of a run's metadata JSON (one ``runs`` row).
+RUN_META_COLUMNS = RUNS.names
+#: Fields of a :class:`~anachron.llm.client.CallLog` record, in order; tag fields follow.
+CALL_LOG_COLUMNS = _names(_CALL_LOG)
+#: A method run's rows (``results/runs/{task}/{method}/{model}.parquet``; table ``completions``).
+RUN_COLUMNS = COMPLETIONS.names
+CLAIM_COLUMNS = CLAIMS.names
+#: One row per search call (the ``tool_calls`` table). JSON-list columns are JSON strings.
+TOOL_CALL_COLUMNS = TOOL_CALLS.names
+SCORE_COLUMNS = INSTANCE_SCORES.names
+TRACE_SCORE_COLUMNS = TRACE_SCORES.names
+PHI_COLUMNS = CLAIM_SHAPLEY.names
+SHAPLEY_COLUMNS = SHAPLEY.names
+CALIBRATION_COLUMNS = CALIBRATION.names
+PLANTED_COLUMNS = _names(_PLANTED)
+METRIC_COLUMNS = METRICS.names
+
+MAIN_TABLE_VIEW = """
+CREATE VIEW main_table AS
+SELECT task, method, model, split,
+       max(n) FILTER (WHERE metric = 'parse_rate') AS n,
+       max(value) FILTER (WHERE metric = 'olr') AS olr,
+       max(ci_low) FILTER (WHERE metric = 'olr') AS olr_ci_low,
+       max(ci_high) FILTER (WHERE metric = 'olr') AS olr_ci_high,
+       max(n) FILTER (WHERE metric = 'olr') AS olr_n,
+       max(value) FILTER (WHERE metric = 'perf') AS perf,
+       max(ci_low) FILTER (WHERE metric = 'perf') AS perf_ci_low,
+       max(ci_high) FILTER (WHERE metric = 'perf') AS perf_ci_high,
+       max(n) FILTER (WHERE metric = 'perf') AS perf_n,
+       max(value) FILTER (WHERE metric = 'cov') AS cov,
+       max(value) FILTER (WHERE metric = 'parse_rate') AS parse_rate,
+       max(value) FILTER (WHERE metric = 'undated_rate') AS undated_rate
+FROM metrics
+GROUP BY task, method, model, split
+ORDER BY task, method, model, split
+"""
