@@ -1,18 +1,21 @@
 import copy
 import re
+import tomllib
 
 import pytest
 import yaml
+from snakemake.utils import update_config
 
 from anachron.config import SCHEMA_PATH, check_ready, load_schema, model_spec, validate_config
 from anachron.errors import ConfigError
 from anachron.llm.providers import PROVIDERS
 from anachron.llm.providers.mock import MockOptions
+from conftest import REPO
 
 
 @pytest.fixture()
 def cfg():
-    with open(SCHEMA_PATH.parents[2] / "config" / "config.yaml") as fh:
+    with open(REPO / "config" / "config.yaml") as fh:
         return yaml.safe_load(fh)
 
 
@@ -26,7 +29,7 @@ def test_default_config_validates_and_fills_defaults(cfg, monkeypatch):
 
 
 def test_paper_config_validates(monkeypatch):
-    with open(SCHEMA_PATH.parents[2] / "config" / "paper.yaml") as fh:
+    with open(REPO / "config" / "paper.yaml") as fh:
         out = validate_config(yaml.safe_load(fh))
     assert len(out["tasks"]["stock"]["windows"]) == 6
 
@@ -100,3 +103,23 @@ def test_schema_accepts_every_registered_provider_and_mirrors_the_mock_options()
     assert not re.match(entry["model"]["pattern"], "anthropic/x")
     block = entry["mock"]["properties"]
     assert {k: v.get("default") for k, v in block.items()} == MockOptions().model_dump()
+
+
+def test_test_configs_validate(cfg):
+    # e2e.yaml overrides the default config: lists replace, mappings merge key by key
+    update_config(cfg, yaml.safe_load((REPO / ".test" / "config" / "e2e.yaml").read_text()))
+    out = validate_config(cfg)
+    assert out["tasks"]["stock"]["windows"][0]["name"] == "fixture"
+    assert out["methods"]["rag"] == {**out["methods"]["rag"], "tasks": ["stock"], "sample": 1, "token_budget": 500}
+    assert out["models"]["smollm2"]["params"]["max_tokens"] == 300
+    assert out["models"]["smollm2"]["params"]["repeat_penalty"] == 1.1
+    snapshots = validate_config(yaml.safe_load((REPO / ".test" / "config" / "snapshots.yaml").read_text()))
+    assert snapshots["run"]["methods"] == cfg["run"]["methods"] and snapshots["run"]["tasks"] == cfg["run"]["tasks"]
+
+
+def test_schema_ships_as_package_data():
+    package = REPO / "src" / "anachron"
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["anachron"]
+    assert SCHEMA_PATH.is_file() and not SCHEMA_PATH.is_symlink()
+    assert any(SCHEMA_PATH in {p.resolve() for p in package.glob(g)} for g in globs)
+    assert {"snapshot_dir", "tasks", "run", "methods", "models"} <= set(load_schema()["properties"])

@@ -10,7 +10,6 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-import yaml
 
 from conftest import REPO
 
@@ -19,9 +18,12 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "config.yaml"), "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    """The workflow in ``workdir`` on the default config with the e2e overrides of ``.test/``."""
+    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory", str(workdir),
+           "--configfile", str(REPO / "config" / "config.yaml"), str(REPO / ".test" / "config" / "e2e.yaml"),
+           "--config", f"snapshot_dir={workdir / 'snapshot'}", f"cache_dir={workdir / 'cache'}",
+           "--cores", "2", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=2400)
 
 
 @pytest.fixture(scope="module")
@@ -37,22 +39,6 @@ def workflow_run(fixture_snapshot, tmp_path_factory):
     for name in ("forecastbench", "edgar"):
         shutil.copytree(fixtures / name, snapshot / name)
     shutil.copytree(fixtures / "news" / "news", snapshot / "news")
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config["snapshot_dir"] = str(snapshot)
-    config["cache_dir"] = str(work / "cache")
-    config["tasks"]["stock"]["windows"] = [
-        {"name": "fixture", "split": "eval", "start": "2019-12-01", "end": "2020-06-01", "n": 3,
-         "affected_sectors": ["Energy"]}
-    ]
-    config["run"]["sample"] = {"stock": 2, "salary": 1, "legal": 1, "forecast": 1}
-    config["tasks"]["legal"] = {"eval_size": 2, "first_term": 2014, "last_term": 2023}
-    config["tasks"]["forecast"] = {"question_sets": ["2023-05-07-human.json", "2025-02-09-llm.json"]}
-    for method in ("rag", "rag_unrestricted", "self_correction", "timespec"):
-        config["methods"][method].update(sample=1, tasks=["stock"])
-    config["shapley"].update(tasks=["stock"], methods=["temporal_hint", "timespec"], sample=1, budget=8)
-    config["calibration"]["n_per_kind"] = 5
-    config["models"]["smollm2"]["params"]["max_tokens"] = 300
-    (work / "config.yaml").write_text(yaml.safe_dump(config))
     first = _snakemake(work)
     assert first.returncode == 0, first.stderr[-4000:]
     return work

@@ -1,10 +1,12 @@
 """Configuration: schema validation with defaults, cross-checks, and model specs.
 
-The JSON Schema lives in ``workflow/schemas/config.schema.yaml``; it is the one
-place that lists every key, its type, default and meaning. :func:`validate_config`
-fills in the defaults and raises :class:`~anachron.errors.ConfigError` naming the
-offending key. :func:`check_ready` runs the checks that must pass before any job
-starts (model endpoints and keys, local model files).
+The JSON Schema is package data, ``anachron/schemas/config.schema.yaml``, so the
+workflow and ``anachron schema`` read the same file from a checkout or an installed
+package; it is the one place that lists every key, its type, default and meaning.
+:func:`validate_config` fills in the defaults and raises
+:class:`~anachron.errors.ConfigError` naming the offending key. :func:`check_ready`
+runs the checks that must pass before any job starts (model endpoints and keys, local
+model files).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import yaml
 from anachron.errors import ConfigError
 from anachron.tasks.registry import find_task
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "config.schema.yaml"
 SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
 
 

@@ -11,8 +11,8 @@ rule render_tables:
         dclr="results/tables/dclr.md",
         calibration="results/tables/calibration.md",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/render_tables.log",
     script:
-        "../workflow/scripts/render_tables.py"
+        "../scripts/render_tables.py"

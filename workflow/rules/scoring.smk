@@ -18,11 +18,11 @@ rule verify_claims:
         leak_on_same_day=config["leak_on_same_day"],
         cache_dir=config["cache_dir"],
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/verify_claims/{task}/{method}/{model}.log",
     script:
-        "../workflow/scripts/verify_claims.py"
+        "../scripts/verify_claims.py"
 
 
 rule score_run:
@@ -33,11 +33,11 @@ rule score_run:
     output:
         scores="results/scores/{task}/{method}/{model}.parquet",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/score_run/{task}/{method}/{model}.log",
     script:
-        "../workflow/scripts/score_run.py"
+        "../scripts/score_run.py"
 
 
 rule shapley:
@@ -56,13 +56,13 @@ rule shapley:
         cache_dir=config["cache_dir"],
     threads: 2
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/shapley/{task}/{method}/{model}.log",
     benchmark:
         "benchmarks/out/shapley/{task}/{method}/{model}.tsv"
     script:
-        "../workflow/scripts/shapley.py"
+        "../scripts/shapley.py"
 
 
 rule load_results:
@@ -85,8 +85,8 @@ rule load_results:
     params:
         bootstrap=config["bootstrap"],
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/load_results.log",
     script:
-        "../workflow/scripts/load_results.py"
+        "../scripts/load_results.py"

@@ -1,8 +1,6 @@
 # Config validation (schema + defaults + cross-checks), readiness checks that must
 # pass before any job starts, wildcard constraints and input functions.
 
-from pathlib import Path
-
 from snakemake.exceptions import WorkflowError
 
 from anachron.config import check_ready, edgar_enabled, snapshot_dir, validate_config
@@ -12,7 +10,7 @@ from anachron.sources.registry import SOURCES, source_params
 from anachron.tasks.registry import get_task
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+    validate_config(config)  # against the package's schema: anachron/schemas/config.schema.yaml
     check_ready(config)
 except ConfigError as exc:
     raise WorkflowError(f"anachron configuration error:\n{exc}") from None

@@ -20,10 +20,10 @@ rule run_method:
         cache_dir=config["cache_dir"],
     threads: 2
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/run_method/{task}/{method}/{model}.log",
     benchmark:
         "benchmarks/out/run_method/{task}/{method}/{model}.tsv"
     script:
-        "../workflow/scripts/run_method.py"
+        "../scripts/run_method.py"

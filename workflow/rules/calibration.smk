@@ -18,8 +18,8 @@ rule calibrate_verifier:
         batch_size=config["verify"]["batch_size"],
         cache_dir=config["cache_dir"],
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/calibrate_verifier.log",
     script:
-        "../workflow/scripts/calibrate_verifier.py"
+        "../scripts/calibrate_verifier.py"

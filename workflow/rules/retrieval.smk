@@ -11,10 +11,10 @@ rule build_corpus:
         index=directory("results/corpus/bm25"),
         report="results/corpus/report.json",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/build_corpus.log",
     benchmark:
         "benchmarks/out/build_corpus.tsv"
     script:
-        "../workflow/scripts/build_corpus.py"
+        "../scripts/build_corpus.py"

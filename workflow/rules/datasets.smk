@@ -12,11 +12,11 @@ rule fetch_sp500:
         snapshot_dir=SNAPSHOT_DIR,
         windows=config["tasks"]["stock"]["windows"],
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/fetch_sp500.log",
     script:
-        "../workflow/scripts/fetch_sp500.py"
+        "../scripts/fetch_sp500.py"
 
 
 rule fetch_yahoo:
@@ -29,13 +29,13 @@ rule fetch_yahoo:
         snapshot_dir=SNAPSHOT_DIR,
         windows=config["tasks"]["stock"]["windows"],
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/fetch_yahoo.log",
     benchmark:
         "benchmarks/out/fetch_yahoo.tsv"
     script:
-        "../workflow/scripts/fetch_yahoo.py"
+        "../scripts/fetch_yahoo.py"
 
 
 rule fetch_source:
@@ -48,13 +48,13 @@ rule fetch_source:
         snapshot_dir=SNAPSHOT_DIR,
         source_config=lambda wildcards: source_params(config, wildcards.source),
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/fetch_source/{source}.log",
     benchmark:
         "benchmarks/out/fetch_source/{source}.tsv"
     script:
-        "../workflow/scripts/fetch_source.py"
+        "../scripts/fetch_source.py"
 
 
 rule build_dataset:
@@ -68,11 +68,11 @@ rule build_dataset:
         task_config=lambda wildcards: config["tasks"][wildcards.task],
         knowledge_cutoffs={name: config["models"][name]["knowledge_cutoff"] for name in MODELS},
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/build_dataset/{task}.log",
     script:
-        "../workflow/scripts/build_dataset.py"
+        "../scripts/build_dataset.py"
 
 
 rule verify_dataset:
@@ -85,8 +85,8 @@ rule verify_dataset:
         models={name: config["models"][name] for name in MODELS},
         splits=config["run"]["splits"],
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     log:
         "logs/verify_dataset.log",
     script:
-        "../workflow/scripts/verify_dataset.py"
+        "../scripts/verify_dataset.py"
