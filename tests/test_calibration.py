@@ -22,7 +22,7 @@ from anachron.verify.calibration import (
     wilson_ci,
 )
 from anachron.verify.dates import find_periods
-from anachron.verify.grounded import PriceGrounding
+from anachron.verify.layers.grounded import PriceGrounding
 from anachron.verify.market import edgar_facts
 from anachron.verify.planting import PLANTED_COLUMNS, plant_claims
 

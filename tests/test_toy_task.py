@@ -23,7 +23,7 @@ from anachron.tasks.checks import check_instances
 from anachron.tasks.registry import TASKS, get_task
 from anachron.verify import make_grounding
 from anachron.verify.claims import categorize, describe_instance
-from anachron.verify.grounded import GroundedVerdict
+from anachron.verify.layers.grounded import GroundedVerdict
 from anachron.verify.pipeline import verify_run
 
 KNOWLEDGE_CUTOFF = "2024-01-01"

@@ -49,7 +49,7 @@ from anachron.sources.paths import source_inputs
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
 
-    from anachron.verify.pipeline import Grounding
+    from anachron.verify.layers.grounded import Grounding
     from anachron.verify.planting import Planter, PlantInstance
 
 #: Columns every task's instance table has (DESIGN §3).

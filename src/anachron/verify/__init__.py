@@ -6,7 +6,7 @@ import os
 from typing import Mapping
 
 from anachron.tasks.registry import find_task
-from anachron.verify.pipeline import Grounding
+from anachron.verify.layers.grounded import Grounding
 
 
 def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> Grounding | None:
@@ -20,7 +20,7 @@ def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> G
     Returns:
         The task's :meth:`~anachron.tasks.base.Task.make_grounding`, or None when the task has
         none (or is unknown). Stock: price, EDGAR and index-change checks
-        (:mod:`anachron.verify.market`); forecast: the question's resolution check, then the
+        (:mod:`anachron.verify.layers.market`); forecast: the question's resolution check, then the
         same market checks; salary: the contract check; legal: the decision check.
     """
     t = find_task(task)

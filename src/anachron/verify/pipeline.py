@@ -5,11 +5,11 @@ Claims come from each usable completion's evidence and reasoning
 deterministic one as fallback), each with a category A1-A5 / B1-B2. For every claim the
 verifier decides an *effective date* from the most trustworthy layer that applies:
 
-1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.grounded`);
+1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.layers.grounded`);
 2. ``rules``: the earliest realistic public date of the information
-   (:mod:`anachron.verify.rules`); a declared date that is too early is corrected;
+   (:mod:`anachron.verify.layers.rules`); a declared date that is too early is corrected;
 3. ``llm``: when configured, the date-plausibility verifier model judges the declared dates the
-   first two layers left standing (:mod:`anachron.verify.llm_layer`, batches of 80); when its
+   first two layers left standing (:mod:`anachron.verify.layers.llm`, batches of 80); when its
    answer is unusable after one retry the rules verdict stands and the reason says so;
 4. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
 
@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
+from anachron.llm.structured import EVIDENCE_USABLE
 from anachron.verify.citations import cited_ids
 from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import normalize_declared
-from anachron.verify.grounded import GroundedVerdict
-from anachron.verify.rules import earliest_public_date
+from anachron.verify.layers.grounded import Grounding
+from anachron.verify.layers.llm import check_plausibility
+from anachron.verify.layers.rules import earliest_public_date
 
 CLAIM_COLUMNS = [
     "task",
@@ -64,12 +66,6 @@ CLAIM_COLUMNS = [
 LAYERS = ("grounded", "rules")
 #: Every layer a config may name (``llm`` needs a verifier model).
 ALL_LAYERS = ("grounded", "rules", "llm")
-
-
-class Grounding(Protocol):
-    """A task's grounded checks: ``check(fact, instance) -> GroundedVerdict | None``."""
-
-    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None: ...
 
 
 def verify_claim(
@@ -152,8 +148,6 @@ def extract_run_claims(
     Returns:
         instance_id -> list of :class:`anachron.verify.taxonomy.Claim`.
     """
-    from anachron.llm.structured import EVIDENCE_USABLE
-
     usable = run[run["parse_status"].isin(EVIDENCE_USABLE)]
     outputs = [(json.loads(r.evidence or "[]"), r.reasoning or "") for r in usable.itertuples(index=False)]
     ctxs = [{"task": task.name, **contexts[i]} for i in usable["instance_id"]]
@@ -195,8 +189,6 @@ def verify_run(
     Raises:
         ValueError: ``llm`` in ``layers`` without an ``llm`` client.
     """
-    from anachron.llm.structured import EVIDENCE_USABLE
-
     if "llm" in layers and not llm:
         raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
     base_layers = tuple(x for x in layers if x != "llm")
@@ -255,8 +247,6 @@ def verify_run(
 
 def _apply_llm_layer(rows: list[dict[str, Any]], llm: dict[str, Any], leak_on_same_day: bool) -> None:
     """Layer 3 in place: declared dates left standing by grounded / rules go to the verifier model."""
-    from anachron.verify.llm_layer import check_plausibility
-
     todo = [i for i, r in enumerate(rows) if r["layer"] == "declared" and r["declared_date"]]
     if not todo:
         return
