@@ -13,7 +13,7 @@ import pytest
 
 from anachron.tasks.salary.grounding import ContractGrounding
 from anachron.tasks.salary.task import SalaryTask
-from anachron.verify.calibration import (
+from anachron.verify.calibration.evaluate import (
     ALL_LEAKS,
     calibrate,
     calibration_markdown,
@@ -21,10 +21,11 @@ from anachron.verify.calibration import (
     verify_planted,
     wilson_ci,
 )
+from anachron.verify.calibration.market import edgar_facts
+from anachron.verify.calibration.plant import plant_claims
+from anachron.verify.calibration.planting import PLANTED_COLUMNS
 from anachron.verify.dates import find_periods
 from anachron.verify.layers.grounded import PriceGrounding
-from anachron.verify.market import edgar_facts
-from anachron.verify.planting import PLANTED_COLUMNS, plant_claims
 
 TICKERS = {"ALFA": "Alfa Energy Corp.", "BRVO": "Bravo Oil Inc.", "CHRL": "Charlie Drilling Co.",
            "DLTA": "Delta Pipelines", "ECHO": "Echo Refining Ltd."}

@@ -168,7 +168,7 @@ def dclr_report(con: duckdb.DuckDBPyConnection) -> str:
 def calibration_report(con: duckdb.DuckDBPyConnection) -> str:
     """``results/tables/calibration.md``: verifier recall / false positives on planted claims, and the
     control-split OLR floor of every run (DESIGN §5; TEMPO App. G.5 reports 0.0-0.7%)."""
-    from anachron.verify.calibration import calibration_markdown
+    from anachron.verify.calibration.evaluate import calibration_markdown
 
     have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     table = con.execute("SELECT * FROM calibration").df() if "calibration" in have else pd.DataFrame()

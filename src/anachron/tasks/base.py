@@ -29,7 +29,7 @@ hook                                         used by
 ``outcome_nouns``, ``is_consequence``        :func:`anachron.verify.claims.categorize` (A5)
 ``grounding_inputs(edgar=)``                 rules verify_claims and calibrate_verifier's inputs
 ``make_grounding(inputs)``                   :func:`anachron.verify.make_grounding` (grounded layer)
-``planter(...)``                             :func:`anachron.verify.planting.plant_claims` (calibration)
+``planter(...)``                             :func:`anachron.verify.calibration.plant.plant_claims` (calibration)
 ``rag_query_counts``, ``rag_query_aspects``  :mod:`anachron.methods.rag` (query count, fallback queries)
 ===========================================  ===========================================================
 """
@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
 
     from anachron.verify.layers.grounded import Grounding
-    from anachron.verify.planting import Planter, PlantInstance
+    from anachron.verify.calibration.planting import Planter, PlantInstance
 
 #: Columns every task's instance table has (DESIGN §3).
 INSTANCE_COLUMNS = ["instance_id", "task", "split", "cutoff_date", "inputs", "label", "provenance"]
@@ -280,7 +280,7 @@ class Task(ABC):
         *,
         all_instances: pd.DataFrame,
     ) -> Planter | None:
-        """The calibration planter of claims of known truth (:class:`anachron.verify.planting.Planter`).
+        """The calibration planter of claims of known truth (:class:`anachron.verify.calibration.planting.Planter`).
 
         Args:
             instances: the eval and control instances to plant on.

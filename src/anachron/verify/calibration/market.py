@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anachron.verify.planting import Plant, Planter, PlantInstance, long_date, money_text, short_name
+from anachron.verify.calibration.planting import Plant, Planter, PlantInstance, long_date, money_text, short_name
 
 
 _EDGAR_CONCEPTS = {
