@@ -6,10 +6,9 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from anachron.verify import make_grounding
 from anachron.tasks.forecast.grounding import ResolutionGrounding
 from anachron.verify.layers.grounded import CompositeGrounding, IndexChangeGrounding, PriceGrounding
-from anachron.verify.pipeline import verify_claim
+from anachron.verify.pipeline import make_grounding, verify_claim
 
 CUTOFF = dt.date(2019, 11, 29)
 

@@ -5,7 +5,7 @@ Both wrap a first generation in a verify -> regenerate -> aggregate loop (DESIGN
 1. **generate** — Self-Correction: the Temporal Hint request; TimeSPEC: the RAG request
    (model-written queries, date-filtered retrieval; its search calls are the run's tool calls).
 2. **supervise** — claims are extracted from the evidence and reasoning and categorised
-   (A1-A5 / B1-B2, :mod:`anachron.verify.claims`). A4 (outcome) and A5 (consequence) are
+   (A1-A5 / B1-B2, :mod:`anachron.verify.categorize`). A4 (outcome) and A5 (consequence) are
    always flagged, B1 / B2 never. A1-A3 claims get a date:
 
    * Self-Correction ("LLM-only", no search): the supervisor model's date-plausibility
@@ -50,8 +50,8 @@ from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
 from anachron.methods.base import MethodResult, generation_request, parse_result
 from anachron.tasks.base import Task
-from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import find_periods, normalize_declared
+from anachron.verify.extract import extract_claims, extract_claims_llm
 from anachron.verify.pipeline import verify_claim
 from anachron.verify.taxonomy import ALWAYS_CLEAN, ALWAYS_LEAKED
 

@@ -1,7 +1,7 @@
 """Claim-level verification of a run: every claim gets a verdict (DESIGN §5).
 
 Claims come from each usable completion's evidence and reasoning
-(:mod:`anachron.verify.claims`: the deterministic extractor, or the LLM extractor with the
+(:mod:`anachron.verify.extract`: the deterministic extractor, or the LLM extractor with the
 deterministic one as fallback), each with a category A1-A5 / B1-B2. For every claim the
 verifier decides an *effective date* from the most trustworthy layer that applies:
 
@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
+import os
+from typing import Any, Mapping
 
 import pandas as pd
 
 from anachron.llm.structured import EVIDENCE_USABLE
+from anachron.tasks.registry import find_task
 from anachron.verify.citations import cited_ids
-from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import normalize_declared
+from anachron.verify.extract import extract_claims, extract_claims_llm
 from anachron.verify.layers.grounded import Grounding
 from anachron.verify.layers.llm import check_plausibility
 from anachron.verify.layers.rules import earliest_public_date
@@ -313,3 +315,21 @@ def verify_table(
         _apply_llm_layer(rows, llm or {}, leak_on_same_day)
     cols = ["leaked", "verdict", "layer", "reason", "effective_date"]
     return pd.DataFrame([{k: r[k] for k in cols} for r in rows], index=claims.index, columns=cols)
+
+
+def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> Grounding | None:
+    """The grounded checks for ``task`` built from its point-in-time data files.
+
+    Args:
+        task: task name.
+        inputs: named data files (the task's :meth:`~anachron.tasks.base.Task.grounding_inputs`;
+            others are ignored, a missing one drops its check).
+
+    Returns:
+        The task's :meth:`~anachron.tasks.base.Task.make_grounding`, or None when the task has
+        none (or is unknown). Stock: price, EDGAR and index-change checks
+        (:mod:`anachron.verify.layers.market`); forecast: the question's resolution check, then the
+        same market checks; salary: the contract check; legal: the decision check.
+    """
+    t = find_task(task)
+    return t.make_grounding(inputs) if t is not None else None
