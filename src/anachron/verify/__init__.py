@@ -13,7 +13,8 @@ Modules, each depending only on those above it:
   the registry), :mod:`~anachron.verify.extract` (the rules and LLM extractors);
 * :mod:`~anachron.verify.pipeline` (the order of the layers and the verdict; a task's grounded
   checks by name) and :mod:`~anachron.verify.calibration` (planting a task's claims,
-  evaluating the verifier on them).
+  evaluating the verifier on them); :mod:`~anachron.verify.setup` builds the verifier model's
+  client for the workflow rules.
 
 Task packages import only the modules of the first two groups, so the modules that look a task
 up in :mod:`anachron.tasks.registry` never import back into themselves.

@@ -1,8 +1,9 @@
 """Planting claims of known truth on real instances (the calibration's test set; issue 5).
 
 Facts come from the project's own point-in-time data, written in the wording styles models
-use, and are planted on real instances with their real cutoff; :mod:`anachron.verify.calibration.evaluate`
-runs the verifier over them. Three kinds of planted claim (column ``kind``):
+use, and are planted on real instances with their real cutoff;
+:mod:`anachron.verify.calibration.evaluate` runs the verifier over them. Three kinds of
+planted claim (column ``kind``):
 
 * ``post_cutoff`` -- a real fact first public after the instance's cutoff. ``truth_leaked`` is True.
 * ``pre_cutoff`` -- a real fact public on or before the cutoff, including the tricky clean
@@ -14,9 +15,9 @@ runs the verifier over them. Three kinds of planted claim (column ``kind``):
 Each task's planter (:meth:`anachron.tasks.base.Task.planter`, a :class:`Planter` in the
 task package's ``calibration`` module) owns its families of facts; the market families
 shared by stock and forecast (EDGAR figures, S&P 500 index changes) live in
-:mod:`anachron.verify.calibration.market`. This module holds the machinery: the wording helpers,
-the declared-date and date-style choices; :func:`anachron.verify.calibration.plant.plant_claims`
-runs a task's planter.
+:mod:`anachron.verify.calibration.market`. This module holds the machinery the planters build
+on: the wording helpers, the declared-date and date-style choices, :class:`Planter`;
+:func:`anachron.verify.calibration.plant.plant_claims` runs a task's planter.
 
 Each planted claim carries its truth in at least one place a verifier may look: a date in
 the text, an honest declared ``source_date``, or the project's grounding data (EDGAR, index
