@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from anachron.verify.grounded import PriceGrounding
+from anachron.verify.layers.grounded import PriceGrounding
 from anachron.verify.pipeline import verify_claim
 
 TEMPLATES = [

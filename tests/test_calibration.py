@@ -15,17 +15,17 @@ from anachron.report.calibration import calibration_markdown
 from anachron.store.schema import PLANTED_COLUMNS
 from anachron.tasks.salary.grounding import ContractGrounding
 from anachron.tasks.salary.task import SalaryTask
-from anachron.verify.calibration import (
+from anachron.verify.calibration.evaluate import (
     ALL_LEAKS,
     calibrate,
     default_verify_fn,
     verify_planted,
     wilson_ci,
 )
+from anachron.verify.calibration.market import edgar_facts
+from anachron.verify.calibration.plant import plant_claims
 from anachron.verify.dates import find_periods
-from anachron.verify.grounded import PriceGrounding
-from anachron.verify.market import edgar_facts
-from anachron.verify.planting import PLANTED_COLUMNS, plant_claims
+from anachron.verify.layers.grounded import PriceGrounding
 
 TICKERS = {"ALFA": "Alfa Energy Corp.", "BRVO": "Bravo Oil Inc.", "CHRL": "Charlie Drilling Co.",
            "DLTA": "Delta Pipelines", "ECHO": "Echo Refining Ltd."}

@@ -9,18 +9,12 @@ import pytest
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatResult, ModelSpec
+from anachron.verify.categorize import categorize
 from anachron.verify.citations import split_sentences
-from anachron.verify.claims import (
-    categorize,
-    extract_claims,
-    extract_claims_llm,
-    extraction_request,
-    extraction_schema,
-    has_named_event,
-    has_number,
-    match_evidence,
-    parse_extraction,
-)
+from anachron.verify.extract import extract_claims, extract_claims_llm
+from anachron.verify.extract.llm import extraction_request, extraction_schema, match_evidence, parse_extraction
+from anachron.verify.extract.rules import has_named_event
+from anachron.verify.features import has_number
 from anachron.verify.taxonomy import CATEGORIES, Claim
 
 STOCK = {

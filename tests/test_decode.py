@@ -9,8 +9,8 @@ import pytest
 from anachron.llm.decode import EMPTY_ANSWER, FROM_FENCE, FROM_SPAN, FROM_WHOLE, decode_json
 from anachron.llm.structured import PARSE_NOT_JSON, PARSE_OK_BRACES, PARSE_OK_FENCED, parse_output
 from anachron.methods.rag import parse_queries
-from anachron.verify.claims import parse_extraction
-from anachron.verify.llm_layer import parse_verdicts
+from anachron.verify.extract.llm import parse_extraction
+from anachron.verify.layers.llm import parse_verdicts
 
 ANSWER = {"evidence": [{"id": 1, "fact": "AAA grew.", "source_date": "2019-10-30"}], "reasoning": "r", "prediction": 1}
 QUERIES = {"queries": [{"query": "ab 2020"}, {"query": "cd 2020"}, {"query": "ef 2020"}]}

@@ -11,7 +11,7 @@ from anachron.names import mentioned_tickers
 from anachron.tasks.forecast.grounding import ResolutionGrounding
 from anachron.tasks.legal.grounding import DecisionGrounding
 from anachron.tasks.salary.grounding import ContractGrounding
-from anachron.verify.grounded import IndexChangeGrounding
+from anachron.verify.layers.grounded import IndexChangeGrounding
 
 # -- legal: who ruled ---------------------------------------------------------------------
 

@@ -6,10 +6,9 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from anachron.verify import make_grounding
 from anachron.tasks.forecast.grounding import ResolutionGrounding
-from anachron.verify.grounded import CompositeGrounding, IndexChangeGrounding, PriceGrounding
-from anachron.verify.pipeline import verify_claim
+from anachron.verify.layers.grounded import CompositeGrounding, IndexChangeGrounding, PriceGrounding
+from anachron.verify.pipeline import make_grounding, verify_claim
 
 CUTOFF = dt.date(2019, 11, 29)
 
@@ -187,7 +186,7 @@ class _Fixed:
         self.day = day
 
     def check(self, fact, instance):
-        from anachron.verify.grounded import GroundedVerdict
+        from anachron.verify.layers.grounded import GroundedVerdict
 
         return None if self.day is None else GroundedVerdict(self.day, f"fixed {self.day}")
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from anachron.sources.edgar import add_revisions
-from anachron.verify.edgar_grounding import EdgarGrounding, find_fiscal_periods, parse_values
+from anachron.verify.layers.edgar import EdgarGrounding, find_fiscal_periods, parse_values
 from anachron.verify.pipeline import verify_claim
 
 ORCH, VERD = 1111, 2222

@@ -171,15 +171,11 @@ def test_no_import_cycle_at_load_time():
     assert not found, f"import cycles: {found}"
 
 
-@pytest.mark.xfail(strict=False, reason="tasks.registry <-> verify (deferred imports) is being removed in the verify/ "
-                   "restructuring (issue 9)")
 def test_no_import_cycle_with_deferred_imports_outside_verify():
     found = cycles(import_graph(load_time_only=False))
     assert not [c for c in found if not all(_in(m, "anachron.verify") for m in c)], f"import cycles: {found}"
 
 
-@pytest.mark.xfail(strict=False, reason="the cycle among verify.claims, verify.llm_layer and verify.pipeline (deferred "
-                   "imports) is being removed in the verify/ restructuring (issue 9)")
 def test_no_import_cycle_with_deferred_imports():
     found = cycles(import_graph(load_time_only=False))
     assert not found, f"import cycles: {found}"

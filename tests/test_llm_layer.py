@@ -11,7 +11,7 @@ import pytest
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
-from anachron.verify.llm_layer import (
+from anachron.verify.layers.llm import (
     BATCH_SIZE,
     LLMVerdict,
     check_plausibility,
@@ -234,8 +234,8 @@ def test_parse_verdicts(text, n_ok):
 def test_smollm2_schemas_compile_and_never_raise(tmp_path):
     from anachron.llm.cache import LLMCache
     from anachron.llm.providers import LocalLlamaProvider, check_provider_ready
-    from anachron.verify.claims import extract_claims_llm
-    from anachron.verify.llm_layer import BATCH_SIZE as B
+    from anachron.verify.extract import extract_claims_llm
+    from anachron.verify.layers.llm import BATCH_SIZE as B
 
     spec = ModelSpec(name="smollm2", model="local/smollm2-135m-instruct", knowledge_cutoff="2024-06-01", n_ctx=4096,
                      params={"temperature": 0.0, "max_tokens": 160})
@@ -245,7 +245,7 @@ def test_smollm2_schemas_compile_and_never_raise(tmp_path):
     client = LLMClient(spec, LLMCache(tmp_path), CallLog(), provider=provider)
     llm = provider._llm
     # both schemas (the largest verifier batch included) compile into grammars llama.cpp accepts
-    from anachron.verify.claims import extraction_schema
+    from anachron.verify.extract.llm import extraction_schema
 
     for schema in (extraction_schema(), verdict_schema(B), verdict_schema(3)):
         provider._grammar_for(llm, schema)

@@ -64,8 +64,8 @@ def test_schema_instance_is_valid(schema):
 
 def test_project_schemas_get_valid_defaults():
     from anachron.methods.rag import query_schema
-    from anachron.verify.claims import extraction_schema
-    from anachron.verify.llm_layer import verdict_schema
+    from anachron.verify.extract.llm import extraction_schema
+    from anachron.verify.layers.llm import verdict_schema
 
     schemas = [
         output_schema({"type": "array", "items": {"type": "string", "enum": ["XOM", "CVX"]}, "minItems": 2, "maxItems": 2}),

@@ -4,7 +4,7 @@ financial results, names that look like modals, quoted questions, fiscal periods
 import datetime as dt
 
 from anachron.verify.pipeline import verify_claim
-from anachron.verify.rules import earliest_public_date, is_forward_looking, states_results
+from anachron.verify.layers.rules import earliest_public_date, is_forward_looking, states_results
 
 
 def test_a_reported_signing_is_not_quarterly_results():

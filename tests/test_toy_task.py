@@ -21,10 +21,10 @@ from anachron.tasks.base import INSTANCE_COLUMNS, ProbabilityTask, brier_perf, i
 from anachron.tasks.build import build_task_dataset
 from anachron.tasks.checks import check_instances
 from anachron.tasks.registry import TASKS, get_task
-from anachron.verify import make_grounding
-from anachron.verify.claims import categorize, describe_instance
-from anachron.verify.grounded import GroundedVerdict
-from anachron.verify.pipeline import verify_run
+from anachron.verify.categorize import categorize
+from anachron.verify.extract.llm import describe_instance
+from anachron.verify.layers.grounded import GroundedVerdict
+from anachron.verify.pipeline import make_grounding, verify_run
 
 KNOWLEDGE_CUTOFF = "2024-01-01"
 

@@ -7,9 +7,9 @@ import pytest
 from anachron.verify.citations import cited_ids
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.names import mentioned_tickers
-from anachron.verify.grounded import PriceGrounding
+from anachron.verify.layers.grounded import PriceGrounding
 from anachron.verify.pipeline import verify_claim, verify_run
-from anachron.verify.rules import earliest_public_date
+from anachron.verify.layers.rules import earliest_public_date
 
 CUTOFF = dt.date(2019, 11, 29)  # a Friday
 

@@ -1,7 +1,7 @@
 """Who a claim names: people, companies and sports teams, by one set of rules.
 
 The claim categoriser (the tasks' outcome rules, :meth:`anachron.tasks.base.Task.outcome_rule`)
-and the grounded checks (:mod:`anachron.verify.grounded`, the tasks' ``grounding`` modules)
+and the grounded checks (:mod:`anachron.verify.layers.grounded`, the tasks' ``grounding`` modules)
 both ask whether a claim names the instance's player, case, party, company or team; they
 ask here, so the two layers cannot disagree about the same claim.
 

@@ -6,10 +6,9 @@ import pandas as pd
 
 from anachron.io import write_parquet
 from anachron.logs import log_to
-from anachron.verify import make_grounding
-from anachron.verify.calibration import grounding_contexts, summarize_calibration, verify_planted
-from anachron.verify.pipeline import verify_table
-from anachron.verify.planting import plant_claims
+from anachron.verify.calibration.evaluate import grounding_contexts, summarize_calibration, verify_planted
+from anachron.verify.calibration.plant import plant_claims
+from anachron.verify.pipeline import make_grounding, verify_table
 from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

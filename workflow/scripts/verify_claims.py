@@ -5,8 +5,7 @@ import pandas as pd
 from anachron.io import write_parquet
 from anachron.logs import log_to
 from anachron.tasks.registry import get_task
-from anachron.verify import make_grounding
-from anachron.verify.pipeline import extract_run_claims, verify_run
+from anachron.verify.pipeline import extract_run_claims, make_grounding, verify_run
 from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

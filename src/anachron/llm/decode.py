@@ -3,8 +3,8 @@
 Models wrap the JSON they were asked for in prose and Markdown fences. Every reader of a
 model answer goes through :func:`decode_json`: the shared output parser
 (:func:`anachron.llm.structured.parse_output`), the LLM claim extractor
-(:func:`anachron.verify.claims.parse_extraction`), the date-plausibility verifier
-(:func:`anachron.verify.llm_layer.parse_verdicts`), RAG's query generation
+(:func:`anachron.verify.extract.llm.parse_extraction`), the date-plausibility verifier
+(:func:`anachron.verify.layers.llm.parse_verdicts`), RAG's query generation
 (:func:`anachron.methods.rag.parse_queries`) and the Shapley value calls.
 
 Candidates, tried in this order; the first that decodes to the wanted kind wins:

@@ -5,11 +5,11 @@ Both wrap a first generation in a verify -> regenerate -> aggregate loop (DESIGN
 1. **generate** — Self-Correction: the Temporal Hint request; TimeSPEC: the RAG request
    (model-written queries, date-filtered retrieval; its search calls are the run's tool calls).
 2. **supervise** — claims are extracted from the evidence and reasoning and categorised
-   (A1-A5 / B1-B2, :mod:`anachron.verify.claims`). A4 (outcome) and A5 (consequence) are
+   (A1-A5 / B1-B2, :mod:`anachron.verify.categorize`). A4 (outcome) and A5 (consequence) are
    always flagged, B1 / B2 never. A1-A3 claims get a date:
 
    * Self-Correction ("LLM-only", no search): the supervisor model's date-plausibility
-     judgement (:mod:`anachron.verify.llm_layer`), falling back to the plausibility rules when
+     judgement (:mod:`anachron.verify.layers.llm`), falling back to the plausibility rules when
      its answer is unusable;
    * TimeSPEC ("LLM + search"): a search of the corpus **without** a date filter; the earliest
      document that supports the claim gives its earliest public date. Without a supporting
@@ -50,8 +50,8 @@ from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
 from anachron.methods.base import MethodResult, generation_request, parse_result
 from anachron.tasks.base import Task
-from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import find_periods, normalize_declared
+from anachron.verify.extract import extract_claims, extract_claims_llm
 from anachron.verify.pipeline import verify_claim
 from anachron.verify.taxonomy import ALWAYS_CLEAN, ALWAYS_LEAKED
 
@@ -362,7 +362,7 @@ class LLMOnlySupervisor(Supervisor):
     """Self-Correction's supervisor: the supervisor model judges each A1-A3 claim's date (no search).
 
     Claims with a usable declared date go to the date-plausibility judge
-    (:func:`anachron.verify.llm_layer.check_plausibility`, batches of ``batch_size``); an
+    (:func:`anachron.verify.layers.llm.check_plausibility`, batches of ``batch_size``); an
     implausible date is replaced by the judge's corrected date. When the judge's answer is
     unusable (after its one retry), or a claim has no declared date, the plausibility rules
     date the claim from its text.
@@ -376,7 +376,7 @@ class LLMOnlySupervisor(Supervisor):
 
     def date_claims(self, rows: list[pd.Series], claims: list[list["Claim"]]) -> list[list[Judged]]:
         """Date A1-A3 claims by the judge model (one batched call set for all instances)."""
-        from anachron.verify.llm_layer import check_plausibility
+        from anachron.verify.layers.llm import check_plausibility
 
         items: list[dict[str, Any]] = []
         where: list[tuple[int, int]] = []

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.report.tables import missing
-from anachron.verify.calibration import ALL_LEAKS, FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
+from anachron.verify.calibration.evaluate import ALL_LEAKS, FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
 
 
 def _pct(x: float) -> str:

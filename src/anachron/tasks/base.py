@@ -16,22 +16,22 @@ calls the hooks below through :mod:`anachron.tasks.registry` and never branches 
 task's name. Every hook but the four abstract methods has a default, so a new task
 implements only what it has:
 
-===========================================  ===========================================================
+===========================================  ====================================================================
 hook                                         used by
-===========================================  ===========================================================
+===========================================  ====================================================================
 ``check_config(block)``                      :func:`anachron.config.validate_config` (cross-checks)
 ``sources``                                  the fetch_source sources its dataset is built from
 ``dataset_inputs()``                         rule build_dataset's inputs (rules/common.smk)
 ``build(tables, ...)``                       :func:`anachron.tasks.build.build_task_dataset`
 ``overlap_problems(df)``                     :func:`anachron.tasks.checks.check_instances`
 ``describe(inputs)``                         the LLM claim extractor's prompt
-``outcome_rule(text, ctx)``                  :func:`anachron.verify.claims.categorize` (A4)
-``outcome_nouns``, ``is_consequence``        :func:`anachron.verify.claims.categorize` (A5)
+``outcome_rule(text, ctx)``                  :func:`anachron.verify.categorize.categorize` (A4)
+``outcome_nouns``, ``is_consequence``        :func:`anachron.verify.categorize.categorize` (A5)
 ``grounding_inputs(edgar=)``                 rules verify_claims and calibrate_verifier's inputs
-``make_grounding(inputs)``                   :func:`anachron.verify.make_grounding` (grounded layer)
-``planter(...)``                             :func:`anachron.verify.planting.plant_claims` (calibration)
+``make_grounding(inputs)``                   :func:`anachron.verify.pipeline.make_grounding` (grounded layer)
+``planter(...)``                             :func:`anachron.verify.calibration.plant.plant_claims` (calibration)
 ``rag_query_counts``, ``rag_query_aspects``  :mod:`anachron.methods.rag` (query count, fallback queries)
-===========================================  ===========================================================
+===========================================  ====================================================================
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ from anachron.store.schema import INSTANCE_COLUMNS  # noqa: F401 (the instance t
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
 
-    from anachron.verify.pipeline import Grounding
-    from anachron.verify.planting import Planter, PlantInstance
+    from anachron.verify.layers.grounded import Grounding
+    from anachron.verify.calibration.planting import Planter, PlantInstance
 
 #: Fallback RAG query templates of a task ("{s}": a subject of the instance, "{y}": the cutoff year).
 DEFAULT_QUERY_ASPECTS = (
@@ -279,7 +279,7 @@ class Task(ABC):
         *,
         all_instances: pd.DataFrame,
     ) -> Planter | None:
-        """The calibration planter of claims of known truth (:class:`anachron.verify.planting.Planter`).
+        """The calibration planter of claims of known truth (:class:`anachron.verify.calibration.planting.Planter`).
 
         Args:
             instances: the eval and control instances to plant on.

@@ -1,27 +1,21 @@
-"""Claim-level verification (DESIGN §5): dates, plausibility rules, grounded checks."""
+"""Claim-level verification (DESIGN §5): claims, their categories and dates, the verifier's layers.
 
-from __future__ import annotations
+Modules, each depending only on those above it:
 
-import os
-from typing import Mapping
+* :mod:`~anachron.verify.taxonomy` (the categories, :class:`~anachron.verify.taxonomy.Claim`),
+  :mod:`~anachron.verify.citations` (citation parsing), :mod:`~anachron.verify.dates` (time
+  references in claim text, declared-date normalisation), :mod:`~anachron.verify.features`
+  (the text features the category rules test);
+* :mod:`~anachron.verify.layers` (grounded checks, plausibility rules, the LLM judge) and
+  :mod:`~anachron.verify.calibration.planting` (the planters' machinery): what the task
+  packages build their own rules, checks and planters on;
+* :mod:`~anachron.verify.categorize` (the categoriser, with each task's outcome rules from
+  the registry), :mod:`~anachron.verify.extract` (the rules and LLM extractors);
+* :mod:`~anachron.verify.pipeline` (the order of the layers and the verdict; a task's grounded
+  checks by name) and :mod:`~anachron.verify.calibration` (planting a task's claims,
+  evaluating the verifier on them); :mod:`~anachron.verify.setup` builds the verifier model's
+  client for the workflow rules.
 
-from anachron.tasks.registry import find_task
-from anachron.verify.pipeline import Grounding
-
-
-def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> Grounding | None:
-    """The grounded checks for ``task`` built from its point-in-time data files.
-
-    Args:
-        task: task name.
-        inputs: named data files (the task's :meth:`~anachron.tasks.base.Task.grounding_inputs`;
-            others are ignored, a missing one drops its check).
-
-    Returns:
-        The task's :meth:`~anachron.tasks.base.Task.make_grounding`, or None when the task has
-        none (or is unknown). Stock: price, EDGAR and index-change checks
-        (:mod:`anachron.verify.market`); forecast: the question's resolution check, then the
-        same market checks; salary: the contract check; legal: the decision check.
-    """
-    t = find_task(task)
-    return t.make_grounding(inputs) if t is not None else None
+Task packages import only the modules of the first two groups, so the modules that look a task
+up in :mod:`anachron.tasks.registry` never import back into themselves.
+"""

@@ -1,6 +1,6 @@
 """Citations and sentences of a completion's reasoning: ``[k]`` references to evidence items.
 
-Pure text functions, shared by the claim extractors (:mod:`anachron.verify.claims`) and the
+Pure text functions, shared by the claim extractors (:mod:`anachron.verify.extract`) and the
 verification pipeline (:mod:`anachron.verify.pipeline`, the ``cited`` column).
 """
 

@@ -1,15 +1,15 @@
 """Claim-level verification of a run: every claim gets a verdict (DESIGN §5).
 
 Claims come from each usable completion's evidence and reasoning
-(:mod:`anachron.verify.claims`: the deterministic extractor, or the LLM extractor with the
+(:mod:`anachron.verify.extract`: the deterministic extractor, or the LLM extractor with the
 deterministic one as fallback), each with a category A1-A5 / B1-B2. For every claim the
 verifier decides an *effective date* from the most trustworthy layer that applies:
 
-1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.grounded`);
+1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.layers.grounded`);
 2. ``rules``: the earliest realistic public date of the information
-   (:mod:`anachron.verify.rules`); a declared date that is too early is corrected;
+   (:mod:`anachron.verify.layers.rules`); a declared date that is too early is corrected;
 3. ``llm``: when configured, the date-plausibility verifier model judges the declared dates the
-   first two layers left standing (:mod:`anachron.verify.llm_layer`, batches of 80); when its
+   first two layers left standing (:mod:`anachron.verify.layers.llm`, batches of 80); when its
    answer is unusable after one retry the rules verdict stands and the reason says so;
 4. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
 
@@ -26,26 +26,23 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any, Protocol
+import os
+from typing import Any, Mapping
 
 import pandas as pd
 
-from anachron.store.schema import CLAIM_COLUMNS
+from anachron.store.schema import CLAIM_COLUMNS, EVIDENCE_USABLE
+from anachron.tasks.registry import find_task
 from anachron.verify.citations import cited_ids
-from anachron.verify.claims import extract_claims, extract_claims_llm
 from anachron.verify.dates import normalize_declared
-from anachron.verify.grounded import GroundedVerdict
-from anachron.verify.rules import earliest_public_date
+from anachron.verify.extract import extract_claims, extract_claims_llm
+from anachron.verify.layers.grounded import Grounding
+from anachron.verify.layers.llm import check_plausibility
+from anachron.verify.layers.rules import earliest_public_date
 
 LAYERS = ("grounded", "rules")
 #: Every layer a config may name (``llm`` needs a verifier model).
 ALL_LAYERS = ("grounded", "rules", "llm")
-
-
-class Grounding(Protocol):
-    """A task's grounded checks: ``check(fact, instance) -> GroundedVerdict | None``."""
-
-    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None: ...
 
 
 def verify_claim(
@@ -128,8 +125,6 @@ def extract_run_claims(
     Returns:
         instance_id -> list of :class:`anachron.verify.taxonomy.Claim`.
     """
-    from anachron.llm.structured import EVIDENCE_USABLE
-
     usable = run[run["parse_status"].isin(EVIDENCE_USABLE)]
     outputs = [(json.loads(r.evidence or "[]"), r.reasoning or "") for r in usable.itertuples(index=False)]
     ctxs = [{"task": task.name, **contexts[i]} for i in usable["instance_id"]]
@@ -171,8 +166,6 @@ def verify_run(
     Raises:
         ValueError: ``llm`` in ``layers`` without an ``llm`` client.
     """
-    from anachron.llm.structured import EVIDENCE_USABLE
-
     if "llm" in layers and not llm:
         raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
     base_layers = tuple(x for x in layers if x != "llm")
@@ -231,8 +224,6 @@ def verify_run(
 
 def _apply_llm_layer(rows: list[dict[str, Any]], llm: dict[str, Any], leak_on_same_day: bool) -> None:
     """Layer 3 in place: declared dates left standing by grounded / rules go to the verifier model."""
-    from anachron.verify.llm_layer import check_plausibility
-
     todo = [i for i, r in enumerate(rows) if r["layer"] == "declared" and r["declared_date"]]
     if not todo:
         return
@@ -299,3 +290,21 @@ def verify_table(
         _apply_llm_layer(rows, llm or {}, leak_on_same_day)
     cols = ["leaked", "verdict", "layer", "reason", "effective_date"]
     return pd.DataFrame([{k: r[k] for k in cols} for r in rows], index=claims.index, columns=cols)
+
+
+def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> Grounding | None:
+    """The grounded checks for ``task`` built from its point-in-time data files.
+
+    Args:
+        task: task name.
+        inputs: named data files (the task's :meth:`~anachron.tasks.base.Task.grounding_inputs`;
+            others are ignored, a missing one drops its check).
+
+    Returns:
+        The task's :meth:`~anachron.tasks.base.Task.make_grounding`, or None when the task has
+        none (or is unknown). Stock: price, EDGAR and index-change checks
+        (:mod:`anachron.verify.layers.market`); forecast: the question's resolution check, then the
+        same market checks; salary: the contract check; legal: the decision check.
+    """
+    t = find_task(task)
+    return t.make_grounding(inputs) if t is not None else None

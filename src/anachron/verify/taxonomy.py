@@ -14,8 +14,8 @@ B1   background               always clean ("the Supreme Court has nine justices
 B2   definitional             always clean ("the Brier score is (p - o)^2")
 ==== ======================== =====================================================
 
-The rules that assign categories and the extractors that produce claims are in
-:mod:`anachron.verify.claims`.
+The rules that assign categories are in :mod:`anachron.verify.categorize`, the extractors that
+produce claims in :mod:`anachron.verify.extract`.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Claim:
             ``source_date``; for a reasoning claim the ``source_date`` of the single evidence item
             it cites, or the LLM's ``temporal_ref`` when that parses as a date; else None.
         category: one of :data:`CATEGORIES`.
-        category_rule: the :func:`~anachron.verify.claims.categorize` rule that fired, or ``"llm: <reason>"``.
+        category_rule: the :func:`~anachron.verify.categorize.categorize` rule that fired, or ``"llm: <reason>"``.
         extractor: ``"deterministic"`` or ``"llm"``.
         temporal_ref: the time reference the LLM extractor gave (None from the deterministic one).
         cited_ids: evidence ids cited as [k] by the reasoning sentence (reasoning claims only).

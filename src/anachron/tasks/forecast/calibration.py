@@ -6,8 +6,8 @@ import datetime as dt
 import re
 from typing import Any, Mapping
 
-from anachron.verify.market import MarketFamilies
-from anachron.verify.planting import Plant, PlantInstance, join_fact, long_date
+from anachron.verify.calibration.market import MarketFamilies
+from anachron.verify.calibration.planting import Plant, PlantInstance, join_fact, long_date
 
 
 def _question_short(q: str, limit: int = 140) -> str:

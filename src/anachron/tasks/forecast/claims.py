@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from anachron.verify.claims import HEDGE, STOP_WORDS, context_cutoff, periods_after
+from anachron.verify.features import HEDGE, STOP_WORDS, context_cutoff, periods_after
 
 #: Nouns naming a forecast outcome ("following the resolution").
 OUTCOME_NOUNS = r"resolution|outcome"

@@ -11,15 +11,15 @@ import re
 from typing import Any, Mapping
 
 from anachron.verify.dates import find_periods, unquoted
-from anachron.verify.grounded import CompositeGrounding, GroundedVerdict
-from anachron.verify.market import market_checks
+from anachron.verify.layers.grounded import CompositeGrounding, GroundedVerdict
+from anachron.verify.layers.market import market_checks
 
 log = logging.getLogger(__name__)
 
 
 def make_forecast_grounding(inputs: Mapping[str, str | os.PathLike[str]]) -> CompositeGrounding:
     """:class:`ResolutionGrounding` first, then the market checks of whichever files ``inputs``
-    names (:func:`~anachron.verify.market.market_checks`)."""
+    names (:func:`~anachron.verify.layers.market.market_checks`)."""
     checks = [ResolutionGrounding(), *market_checks(inputs)]
     log.info("forecast grounding: %s", [type(c).__name__ for c in checks])
     return CompositeGrounding(checks)

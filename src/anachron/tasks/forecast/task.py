@@ -10,7 +10,7 @@ from anachron.tasks.forecast import claims
 from anachron.tasks.forecast.calibration import ForecastPlanter
 from anachron.tasks.forecast.dataset import SOURCE_TABLE, build_forecast_instances
 from anachron.tasks.forecast.grounding import make_forecast_grounding
-from anachron.verify.market import market_grounding_inputs
+from anachron.verify.layers.market import market_grounding_inputs
 
 
 class ForecastTask(ProbabilityTask):

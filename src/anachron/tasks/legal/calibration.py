@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from anachron.verify.planting import Plant, Planter, PlantInstance, join_fact
+from anachron.verify.calibration.planting import Plant, Planter, PlantInstance, join_fact
 
 
 class LegalPlanter(Planter):

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from anachron.names import name_in, names_in
 from anachron.tasks.legal.grounding import LOWER_COURT
-from anachron.verify.claims import HEDGE, all_before, as_list, context_cutoff
+from anachron.verify.features import HEDGE, all_before, as_list, context_cutoff
 
 #: Nouns naming a court outcome ("following the ruling", "praised the decision").
 OUTCOME_NOUNS = r"ruling|decision|judgment|verdict|opinion|holding|outcome"

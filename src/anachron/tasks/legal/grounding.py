@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from anachron.names import name_in, names_in
-from anachron.verify.grounded import GroundedVerdict
+from anachron.verify.layers.grounded import GroundedVerdict
 
 _DECISION_WORDS = re.compile(
     r"\b(ruled|held|decided|reversed|affirmed|vacated|remanded|sided with|struck down|upheld|"

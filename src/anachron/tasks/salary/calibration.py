@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from anachron.names import surname
-from anachron.verify.planting import Plant, Planter, PlantInstance, money_short, money_text
+from anachron.verify.calibration.planting import Plant, Planter, PlantInstance, money_short, money_text
 
 
 def _contracts_table(data: Mapping[str, pd.DataFrame], insts_all: pd.DataFrame | None) -> pd.DataFrame:

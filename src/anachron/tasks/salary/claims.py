@@ -13,7 +13,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.names import name_in, team_in
-from anachron.verify.claims import HEDGE, all_before, context_cutoff, periods_after
+from anachron.verify.features import HEDGE, all_before, context_cutoff, periods_after
 
 #: Nouns naming a contract outcome ("following the signing", "praised the deal").
 OUTCOME_NOUNS = r"contract|signing|deal|agreement|move|outcome"

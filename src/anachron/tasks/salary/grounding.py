@@ -8,7 +8,7 @@ from typing import Any
 
 from anachron.names import name_in, team_key, teams_named
 from anachron.verify.dates import find_periods
-from anachron.verify.grounded import GroundedVerdict
+from anachron.verify.layers.grounded import GroundedVerdict
 
 _MONEY = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|mil|m|billion|bn|b|k)?\b", re.I)
 _CONTRACT_WORDS = re.compile(r"\b(sign(?:ed|s|ing)?|contract|deal|agree(?:d|ment)|extension|re-signed|inked|aav|per year|annually)\b", re.I)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from anachron.verify.market import MarketFamilies
-from anachron.verify.planting import MONTH_NAMES, Plant, PlantInstance, join_fact, long_date, short_name
+from anachron.verify.calibration.market import MarketFamilies
+from anachron.verify.calibration.planting import MONTH_NAMES, Plant, PlantInstance, join_fact, long_date, short_name
 
 
 class StockPlanter(MarketFamilies):

@@ -16,7 +16,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.names import mentioned_tickers
-from anachron.verify.claims import HEDGE, as_list, context_cutoff, periods_after
+from anachron.verify.features import HEDGE, as_list, context_cutoff, periods_after
 
 #: Nouns naming a stock outcome ("following the crash", "praised the rally").
 OUTCOME_NOUNS = r"crash|sell-?off|plunge|collapse|rally|drop|decline|rebound|outcome"

@@ -16,7 +16,7 @@ from anachron.tasks.stock.calibration import StockPlanter
 from anachron.tasks.stock.checks import stock_overlap
 from anachron.tasks.stock.dataset import build_stock_instances
 from anachron.tasks.stock.grounding import make_stock_grounding
-from anachron.verify.market import market_grounding_inputs
+from anachron.verify.layers.market import market_grounding_inputs
 
 #: Fallback RAG query templates ("{s}": "name ticker" of a company, "{y}": the cutoff year).
 QUERY_ASPECTS = (

@@ -1,8 +1,9 @@
 """Planting claims of known truth on real instances (the calibration's test set; issue 5).
 
 Facts come from the project's own point-in-time data, written in the wording styles models
-use, and are planted on real instances with their real cutoff; :mod:`anachron.verify.calibration`
-runs the verifier over them. Three kinds of planted claim (column ``kind``):
+use, and are planted on real instances with their real cutoff;
+:mod:`anachron.verify.calibration.evaluate` runs the verifier over them. Three kinds of
+planted claim (column ``kind``):
 
 * ``post_cutoff`` -- a real fact first public after the instance's cutoff. ``truth_leaked`` is True.
 * ``pre_cutoff`` -- a real fact public on or before the cutoff, including the tricky clean
@@ -14,8 +15,9 @@ runs the verifier over them. Three kinds of planted claim (column ``kind``):
 Each task's planter (:meth:`anachron.tasks.base.Task.planter`, a :class:`Planter` in the
 task package's ``calibration`` module) owns its families of facts; the market families
 shared by stock and forecast (EDGAR figures, S&P 500 index changes) live in
-:mod:`anachron.verify.market`. This module holds the machinery: the wording helpers, the
-declared-date and date-style choices, and :func:`plant_claims`.
+:mod:`anachron.verify.calibration.market`. This module holds the machinery the planters build
+on: the wording helpers, the declared-date and date-style choices, :class:`Planter`;
+:func:`anachron.verify.calibration.plant.plant_claims` runs a task's planter.
 
 Each planted claim carries its truth in at least one place a verifier may look: a date in
 the text, an honest declared ``source_date``, or the project's grounding data (EDGAR, index
@@ -32,16 +34,11 @@ import calendar
 import datetime as dt
 import json
 import re
-import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
-from anachron.store.schema import PLANTED_COLUMNS
-from anachron.tasks.base import Task
-from anachron.tasks.registry import TASKS, find_task
 
 KINDS = ("post_cutoff", "pre_cutoff", "outcome")
 LEAK_KINDS = ("post_cutoff", "outcome")
@@ -271,74 +268,3 @@ def completion_frames(completions: pd.DataFrame | None) -> list[str]:
             if m:
                 out.add(m[1])
     return sorted(out)
-
-
-def plant_claims(
-    task: str,
-    instances: pd.DataFrame,
-    data: Mapping[str, pd.DataFrame],
-    *,
-    n_per_kind: int,
-    seed: int,
-    completions: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """Plant claims of known truth on ``task``'s eval and control instances.
-
-    Args:
-        task: a registered task whose :meth:`~anachron.tasks.base.Task.planter` plants claims
-            (stock, salary, legal, forecast).
-        instances: the task's dataset (columns instance_id, task, split, cutoff_date,
-            inputs JSON, label JSON, provenance JSON). Only eval and control rows get
-            claims; all rows serve as the pool of other contracts / decisions.
-        data: point-in-time tables, whichever exist: ``prices`` (ticker, date, close;
-            required for stock), ``edgar`` (EDGAR companyfacts rows with ``filed``),
-            ``sp500_changes`` (date, add, remove), ``sp500_sectors`` (as_of, ticker, name),
-            ``contracts`` (salary: league, player, team, signing_date, aav, total_value,
-            years; default: the dataset's own labels).
-        n_per_kind: claims per kind (``post_cutoff``, ``pre_cutoff``, ``outcome``) for this
-            task; instances are drawn at random and families in turn, so a family with no
-            candidate for an instance is skipped for that draw.
-        seed: seed; planting is a deterministic function of (task, instances, data, seed).
-        completions: optional run table; openers of its real evidence facts
-            ("According to ...") are reused on about a fifth of the claims.
-
-    Returns:
-        DataFrame with :data:`PLANTED_COLUMNS`; ``style`` is
-        ``family:wording:date_style:declared=...`` (``:frame`` appended when a real
-        opener was used). ``truth_date`` is the ISO date the fact became public (None
-        where only "on or before the cutoff" is known: lower-court rulings).
-
-    Raises:
-        ValueError: unknown task or one without a planter, or no eval/control instance.
-        KeyError: ``data`` lacks ``prices`` for stock.
-    """
-    task_obj = find_task(task)
-    if task_obj is None or type(task_obj).planter is Task.planter:
-        known = sorted(n for n in TASKS if type(find_task(n)).planter is not Task.planter)
-        raise ValueError(f"no planter for task {task!r}; known: {known}")
-    insts = planting_instances(instances)
-    if not insts:
-        raise ValueError(f"{task}: no eval or control instances to plant on")
-    rng = np.random.default_rng([int(seed), zlib.crc32(task.encode())])
-    frames = completion_frames(completions)
-    planter = task_obj.planter(insts, data, rng, frames, all_instances=instances)
-    if planter is None:
-        raise ValueError(f"task {task!r} plants no claims")
-    rows: list[dict[str, Any]] = []
-    for kind in KINDS:
-        fams = planter.families(kind)
-        made, tries = 0, 0
-        while made < n_per_kind and tries < 50 * n_per_kind + 100:
-            fam = fams[tries % len(fams)] if tries < n_per_kind * 2 else planter.pick(fams)
-            tries += 1
-            inst = planter.pick(insts)
-            p = fam(inst, kind)
-            if p is None:
-                continue
-            rows.append(
-                dict(task=task, instance_id=inst.instance_id, cutoff_date=inst.cutoff.isoformat(), fact=p.fact,
-                     declared_date_raw=p.declared, kind=kind, style=p.style, truth_leaked=kind in LEAK_KINDS,
-                     truth_date=p.truth_date.isoformat() if p.truth_date else None)
-            )
-            made += 1
-    return pd.DataFrame(rows, columns=PLANTED_COLUMNS)

@@ -11,14 +11,15 @@ A grounded check dates a claim from data, not from the model's word:
 * an S&P 500 addition or removal is dated at the recorded change date
   (:class:`IndexChangeGrounding`, category A1);
 * company financial figures are dated by their EDGAR filing in
-  :mod:`anachron.verify.edgar_grounding`; :class:`CompositeGrounding` chains checks.
+  :mod:`anachron.verify.layers.edgar`; :class:`CompositeGrounding` chains checks.
 
-These are the market checks (built by :mod:`anachron.verify.market`). A statement of the
+These are the market checks (built by :mod:`anachron.verify.layers.market`). A statement of the
 contract, decision or forecast resolution being predicted is the instance's own outcome (A4,
 leaked): those checks live with their task (``anachron.tasks.<name>.grounding``), each a
 :meth:`~anachron.tasks.base.Task.make_grounding`.
 
-Each check returns a :class:`GroundedVerdict` or None when it does not apply.
+Each check returns a :class:`GroundedVerdict` or None when it does not apply; a task's
+checks together are a :class:`Grounding`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import bisect
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol
 
 import numpy as np
 import pandas as pd
@@ -61,6 +62,12 @@ class GroundedVerdict:
     reason: str
     outcome: bool = False
     category: str | None = None
+
+
+class Grounding(Protocol):
+    """A task's grounded checks: ``check(fact, instance) -> GroundedVerdict | None``."""
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None: ...
 
 
 class PriceGrounding:

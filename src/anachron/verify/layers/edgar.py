@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.verify.dates import find_periods
-from anachron.verify.grounded import GroundedVerdict
+from anachron.verify.layers.grounded import GroundedVerdict
 
 #: Duration classes of EDGAR rows, in days (inclusive).
 ANNUAL_DAYS = (350, 380)

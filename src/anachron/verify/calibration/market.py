@@ -1,76 +1,21 @@
-"""Market grounding shared by the tasks about listed companies (stock, forecast): one home.
+"""The calibration's planted families shared by the tasks about listed companies (stock, forecast).
 
-* The point-in-time files (:func:`market_grounding_inputs`): daily prices, S&P 500 index
-  changes with company names, and EDGAR company facts when enabled.
-* The grounded checks built from them (:func:`market_checks`): closing prices
-  (:class:`~anachron.verify.grounded.PriceGrounding`), company figures dated by their EDGAR
-  filing (:mod:`anachron.verify.edgar_grounding`) and index changes
-  (:class:`~anachron.verify.grounded.IndexChangeGrounding`), in that order.
-* The calibration's planted families from the same data (:class:`MarketFamilies`:
-  EDGAR figures, index changes), which the stock and forecast planters extend.
+:class:`MarketFamilies` plants company figures first public in an EDGAR filing
+(:func:`edgar_facts`) and S&P 500 index changes, the families the stock and forecast
+planters extend. The grounded checks built from the same data are in
+:mod:`anachron.verify.layers.market`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
-import os
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from anachron.sources.paths import PRICES, SP500_CHANGES, SP500_SECTORS, source_table
-from anachron.verify.planting import Plant, Planter, PlantInstance, long_date, money_text, short_name
+from anachron.verify.calibration.planting import Plant, Planter, PlantInstance, long_date, money_text, short_name
 
-log = logging.getLogger(__name__)
-
-
-def market_grounding_inputs(*, edgar: bool) -> dict[str, str]:
-    """The market data files by input name: ``prices``, ``sp500_changes``, ``sp500_sectors`` and,
-    with ``edgar`` (config ``sources.edgar`` enabled), ``edgar``."""
-    inputs = {"prices": PRICES, "sp500_changes": SP500_CHANGES, "sp500_sectors": SP500_SECTORS}
-    if edgar:
-        inputs["edgar"] = source_table("edgar")
-    return inputs
-
-
-def _sp500_names(path: str | os.PathLike[str]) -> dict[str, list[str]]:
-    """ticker -> company names seen in the dated GICS tables (``sectors.parquet``)."""
-    df = pd.read_parquet(path, columns=["ticker", "name"]).dropna()
-    out: dict[str, list[str]] = {}
-    for t, n in df.drop_duplicates().itertuples(index=False):
-        out.setdefault(str(t), []).append(str(n))
-    return out
-
-
-def market_checks(inputs: Mapping[str, str | os.PathLike[str]]) -> list[Any]:
-    """Price, EDGAR and index-change checks from whichever of their files ``inputs`` names.
-
-    Args:
-        inputs: ``prices`` (the long daily price table), ``edgar`` (EDGAR point-in-time facts),
-            ``sp500_changes`` (dated index changes) with ``sp500_sectors`` (company names);
-            each optional, a missing one drops its check.
-    """
-    from anachron.verify import grounded
-
-    checks: list[Any] = []
-    if inputs.get("prices"):
-        checks.append(
-            grounded.PriceGrounding(pd.read_parquet(inputs["prices"], columns=["ticker", "date", "close", "adj_close"]))
-        )
-    if inputs.get("edgar"):
-        from anachron.verify.edgar_grounding import load_edgar_grounding
-
-        checks.append(load_edgar_grounding(str(inputs["edgar"])))
-    if inputs.get("sp500_changes"):
-        names = _sp500_names(inputs["sp500_sectors"]) if inputs.get("sp500_sectors") else None
-        checks.append(grounded.IndexChangeGrounding(pd.read_parquet(inputs["sp500_changes"]), names))
-    return checks
-
-
-# ---------------------------------------------------------------------------
-# planted families: EDGAR figures, S&P 500 index changes
 
 _EDGAR_CONCEPTS = {
     "Revenues": "revenue",

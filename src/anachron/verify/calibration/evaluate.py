@@ -5,7 +5,7 @@ tested on claims whose truth we know: facts taken from the project's own
 point-in-time data (closing prices, EDGAR filings, S&P 500 index changes,
 contracts, Supreme Court decisions, ForecastBench resolutions), written in the
 wording styles models use, and planted on real instances with their real cutoff
-(:mod:`anachron.verify.planting`: the kinds ``post_cutoff``, ``pre_cutoff`` and
+(:mod:`anachron.verify.calibration.planting`: the kinds ``post_cutoff``, ``pre_cutoff`` and
 ``outcome``, each task's planter in its package).
 
 ``calibrate`` runs a verifier over the planted claims for several layer sets and
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.store.schema import CALIBRATION_COLUMNS, PLANTED_COLUMNS
-from anachron.verify.planting import KINDS, LEAK_KINDS
+from anachron.verify.calibration.planting import KINDS, LEAK_KINDS
 
 #: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks" of issue 5).
 ALL_LEAKS = "all_leaks"
@@ -167,7 +167,7 @@ def calibrate(planted: pd.DataFrame, verify_fn: VerifyFn, layer_sets: Iterable[S
     """Recall on planted leaks and false-positive rate on planted clean claims.
 
     Args:
-        planted: :func:`plant_claims` output (several tasks may be concatenated).
+        planted: :func:`~anachron.verify.calibration.plant.plant_claims` output (several tasks may be concatenated).
         verify_fn: ``fn(planted, layers) -> DataFrame`` aligned to ``planted`` with at
             least ``leaked`` (and ``verdict``, ``layer``); see :func:`default_verify_fn`.
         layer_sets: e.g. ``[("grounded", "rules"), ("rules",)]``.

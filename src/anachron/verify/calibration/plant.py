@@ -1,0 +1,92 @@
+"""Planting a task's claims of known truth: :func:`plant_claims` (the calibration's test set; issue 5).
+
+The registered task's :meth:`~anachron.tasks.base.Task.planter` (a
+:class:`~anachron.verify.calibration.planting.Planter` in the task package's ``calibration``
+module) is run over the task's eval and control instances, kind by kind. The machinery the
+planters build on is in :mod:`anachron.verify.calibration.planting`; task packages import that
+module, never this one (which looks tasks up in the registry).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from anachron.store.schema import PLANTED_COLUMNS
+from anachron.tasks.base import Task
+from anachron.tasks.registry import TASKS, find_task
+from anachron.verify.calibration.planting import KINDS, LEAK_KINDS, completion_frames, planting_instances
+
+
+def plant_claims(
+    task: str,
+    instances: pd.DataFrame,
+    data: Mapping[str, pd.DataFrame],
+    *,
+    n_per_kind: int,
+    seed: int,
+    completions: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Plant claims of known truth on ``task``'s eval and control instances.
+
+    Args:
+        task: a registered task whose :meth:`~anachron.tasks.base.Task.planter` plants claims
+            (stock, salary, legal, forecast).
+        instances: the task's dataset (columns instance_id, task, split, cutoff_date,
+            inputs JSON, label JSON, provenance JSON). Only eval and control rows get
+            claims; all rows serve as the pool of other contracts / decisions.
+        data: point-in-time tables, whichever exist: ``prices`` (ticker, date, close;
+            required for stock), ``edgar`` (EDGAR companyfacts rows with ``filed``),
+            ``sp500_changes`` (date, add, remove), ``sp500_sectors`` (as_of, ticker, name),
+            ``contracts`` (salary: league, player, team, signing_date, aav, total_value,
+            years; default: the dataset's own labels).
+        n_per_kind: claims per kind (``post_cutoff``, ``pre_cutoff``, ``outcome``) for this
+            task; instances are drawn at random and families in turn, so a family with no
+            candidate for an instance is skipped for that draw.
+        seed: seed; planting is a deterministic function of (task, instances, data, seed).
+        completions: optional run table; openers of its real evidence facts
+            ("According to ...") are reused on about a fifth of the claims.
+
+    Returns:
+        DataFrame with :data:`PLANTED_COLUMNS`; ``style`` is
+        ``family:wording:date_style:declared=...`` (``:frame`` appended when a real
+        opener was used). ``truth_date`` is the ISO date the fact became public (None
+        where only "on or before the cutoff" is known: lower-court rulings).
+
+    Raises:
+        ValueError: unknown task or one without a planter, or no eval/control instance.
+        KeyError: ``data`` lacks ``prices`` for stock.
+    """
+    task_obj = find_task(task)
+    if task_obj is None or type(task_obj).planter is Task.planter:
+        known = sorted(n for n in TASKS if type(find_task(n)).planter is not Task.planter)
+        raise ValueError(f"no planter for task {task!r}; known: {known}")
+    insts = planting_instances(instances)
+    if not insts:
+        raise ValueError(f"{task}: no eval or control instances to plant on")
+    rng = np.random.default_rng([int(seed), zlib.crc32(task.encode())])
+    frames = completion_frames(completions)
+    planter = task_obj.planter(insts, data, rng, frames, all_instances=instances)
+    if planter is None:
+        raise ValueError(f"task {task!r} plants no claims")
+    rows: list[dict[str, Any]] = []
+    for kind in KINDS:
+        fams = planter.families(kind)
+        made, tries = 0, 0
+        while made < n_per_kind and tries < 50 * n_per_kind + 100:
+            fam = fams[tries % len(fams)] if tries < n_per_kind * 2 else planter.pick(fams)
+            tries += 1
+            inst = planter.pick(insts)
+            p = fam(inst, kind)
+            if p is None:
+                continue
+            rows.append(
+                dict(task=task, instance_id=inst.instance_id, cutoff_date=inst.cutoff.isoformat(), fact=p.fact,
+                     declared_date_raw=p.declared, kind=kind, style=p.style, truth_leaked=kind in LEAK_KINDS,
+                     truth_date=p.truth_date.isoformat() if p.truth_date else None)
+            )
+            made += 1
+    return pd.DataFrame(rows, columns=PLANTED_COLUMNS)

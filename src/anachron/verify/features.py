@@ -1,0 +1,106 @@
+"""Text features of a claim that the category rules test.
+
+The generic categoriser (:mod:`anachron.verify.categorize`), each task's outcome rules
+(``anachron.tasks.<name>.claims``) and the extractors (:mod:`anachron.verify.extract`) read a
+claim through these: hedged wording, a stated quantity, time references and where they fall
+relative to the instance's cutoff, content words. No task is looked up here, so task packages
+import this module freely.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any, Mapping
+
+from anachron.dates import to_date
+from anachron.verify.dates import Period, find_periods
+
+#: Hedged or future-tense wording ("expected to", "likely", "will"): a claim so worded is no outcome.
+HEDGE = re.compile(
+    r"\b(expect(?:s|ed)? to|is expected|are expected|likely|unlikely|probably|(?-i:may)(?!\s+[0-9])|might|could|"
+    r"would|should|will|won't|predict(?:s|ed)?|forecast(?:s|ed)? (?:that|to)|projected to|anticipate[sd]?|rumou?red|"
+    r"speculat\w*|possib(?:le|ly)|potential(?:ly)?|chance|odds|probability)\b",
+    re.I,
+)
+_RELATIVE_TIME = re.compile(
+    r"\b(yesterday|today|tomorrow|recently|currently|this (?:week|month|quarter|year|season|term)|"
+    r"last (?:week|month|quarter|year|season|term)|next (?:week|month|quarter|year|season|term)|"
+    r"year-to-date|ytd|year-end|year end)\b"
+    r"|\b(January|February|March|April|June|July|August|September|October|November|December)\b"
+    r"|\bMay(?=\s+\d)",
+    re.I,
+)
+# numerals that name things rather than measure them: masked before looking for a number
+_NAME_NUMERALS = re.compile(
+    r"S&P\s?500|S&P\s?400|S&P\s?600|Fortune\s?500|Russell\s?[0-9]{4}|Nasdaq[- ]100|Dow\s?30|COVID-19|SARS-CoV-2|"
+    r"\b10-K(?:/A)?\b|\b10-Q\b|\b8-K\b|\bS-1\b|\b401\(k\)|\bForm\s+[0-9A-Z-]+|"
+    r"§+\s?[0-9][0-9a-z().-]*|\b[0-9]+\s+U\.?S\.?C?\.?(?:\s+§*\s?[0-9]+)?|\bU\.?S\.?C\.?\s+§*\s?[0-9]+|"
+    r"\b(?:Section|Sec\.|Rule|Article|Title|Amendment|Chapter|Docket|No\.)\s+[0-9][0-9a-z().-]*|"
+    r"\b[0-9]+(?:st|nd|rd|th)\s+(?:Circuit|Amendment|Congress|District|Street|Avenue|Precinct)\b|"
+    r"\bCase\s+No\.?\s*[0-9-]+|\b[0-9]{1,2}-[0-9]{3,5}\b",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"[0-9]|\b(million|billion|trillion|percent|percentage points?|basis points?|bps)\b", re.I
+)
+
+
+#: Function words left out of a claim's content words.
+STOP_WORDS = frozenset(
+    "a an the of to in on at for by with and or but is are was were be been being its it this that these those "
+    "as from into than then over under after before since during while about per his her their our your".split()
+)
+
+
+def norm_text(text: str) -> str:
+    """Lower-cased, whitespace-collapsed text without trailing punctuation (the dedup key)."""
+    return " ".join(text.lower().split()).strip(" .;:,!?")
+
+
+def _masked(text: str) -> str:
+    """``text`` with its time references and name-like numerals removed."""
+    out = _NAME_NUMERALS.sub(" ", text)
+    for p in find_periods(out):
+        out = out.replace(p.text, " ")
+    return out
+
+
+def has_number(text: str) -> bool:
+    """True if ``text`` states a quantity: a digit, or million/billion/percent/basis points,
+    outside its dates and outside numerals that name things (S&P 500, 10-K, § 1983, 9th Circuit)."""
+    return bool(_NUMBER.search(_masked(text)))
+
+
+def has_time_ref(text: str) -> bool:
+    """True if ``text`` refers to a time: a date, month, quarter, year, or a relative time word."""
+    return bool(find_periods(text)) or bool(_RELATIVE_TIME.search(text))
+
+
+def context_cutoff(context: Mapping[str, Any]) -> dt.date | None:
+    """The ``cutoff_date`` of a categorisation context as a date (None when missing or not a date)."""
+    return to_date(context.get("cutoff_date"))
+
+
+def all_before(text: str, cutoff: dt.date | None) -> bool:
+    """True if ``text`` has dated periods and every one ends on or before the cutoff (history)."""
+    if cutoff is None:
+        return False
+    periods = find_periods(text)
+    return bool(periods) and all(p.end <= cutoff for p in periods)
+
+
+def periods_after(text: str, cutoff: dt.date | None, until: dt.date | None = None) -> list[Period]:
+    """Periods of ``text`` that start after the cutoff (and on or before ``until`` if given)."""
+    if cutoff is None:
+        return []
+    return [p for p in find_periods(text) if p.start > cutoff and (until is None or p.start <= until)]
+
+
+def as_list(v: Any) -> list[str]:
+    """A context value as a list of non-empty strings (None -> [], a string -> [it])."""
+    if v is None:
+        return []
+    if isinstance(v, (list, tuple)):
+        return [str(x) for x in v if x]
+    return [str(v)] if v else []
