@@ -1,4 +1,4 @@
-"""Claim attributions of a run from model calls on claim coalitions (Shapley-DCLR; DESIGN §6).
+"""Claim attributions of a run from model calls on claim coalitions (Shapley-DCLR; docs/metrics.md#shapley-dclr).
 
 For an instance with claims ``c_1..c_n`` (evidence and reasoning claims of the run's final
 output, :mod:`anachron.verify.pipeline`), the value of a coalition ``S`` is the task score

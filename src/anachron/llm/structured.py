@@ -1,6 +1,6 @@
 """The shared JSON output schema and its tolerant parser.
 
-Every method asks the model for one JSON object (DESIGN §4)::
+Every method asks the model for one JSON object (docs/methods.md#output)::
 
     {"evidence": [{"id": int, "fact": str, "source_date": "YYYY-MM-DD"}],
      "reasoning": str,
@@ -106,7 +106,7 @@ def is_placeholder(fact: str) -> bool:
 
 
 def dedup_evidence(items: list[EvidenceItem]) -> list[EvidenceItem]:
-    """Drop repeated facts (lower-cased, whitespace-normalised; DESIGN §4) and placeholders.
+    """Drop repeated facts (lower-cased, whitespace-normalised; docs/methods.md#output) and placeholders.
 
     Placeholders (:func:`is_placeholder`) carry no claim to verify; how many were
     dropped is ``len(items) - len(result)`` minus the repeats, reported by

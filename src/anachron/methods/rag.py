@@ -1,7 +1,7 @@
 """RAG: model-written search queries, date-filtered retrieval, passages prepended to the prompt.
 
 Follows the TEMPO paper's RAG baseline (App. F.2, query prompt structure App. I.2) and
-DESIGN §4:
+docs/methods.md#rag:
 
 1. **Query generation** — one LLM call (a single user message) gets the task's user prompt
    and the cutoff date and returns a JSON array ``[{"query": ...}, ...]`` of as many queries
@@ -25,7 +25,7 @@ DESIGN §4:
 
 Every search call becomes one row of the tool-call log (:data:`~anachron.store.schema.TOOL_CALL_COLUMNS`), from
 which :mod:`anachron.metrics.traces` computes TCLR, survivorship, restatement and
-query-intent leakage (Anachron v0 scorer; DESIGN §6).
+query-intent leakage (Anachron v0 scorer; docs/metrics.md#trace-metrics).
 """
 
 from __future__ import annotations
@@ -599,7 +599,7 @@ def run_rag(
     method_name: str | None = None,
     **settings: Any,
 ) -> tuple[list[MethodResult], pd.DataFrame]:
-    """Run RAG on every row of ``instances`` (TEMPO App. F.2; DESIGN §4).
+    """Run RAG on every row of ``instances`` (TEMPO App. F.2; docs/methods.md#rag).
 
     Args:
         instances: rows with :data:`~anachron.tasks.base.INSTANCE_COLUMNS`.

@@ -1,6 +1,6 @@
 """Supervised methods: Self-Correction and TimeSPEC (TimeSPEC paper §3 and Table 6; TEMPO App. F.3).
 
-Both wrap a first generation in a verify -> regenerate -> aggregate loop (DESIGN §4):
+Both wrap a first generation in a verify -> regenerate -> aggregate loop (docs/methods.md#supervised-methods):
 
 1. **generate** — Self-Correction: the Temporal Hint request; TimeSPEC: the RAG request
    (model-written queries, date-filtered retrieval; its search calls are the run's tool calls).
@@ -110,7 +110,7 @@ def avoid_list_block(facts: Sequence[str]) -> str:
 
     Each fact is :func:`scrub_temporal`-ed; duplicates and facts that scrub to nothing are
     dropped. No dates, no temporal words, no corrected values, no reasons (TimeSPEC paper,
-    App. on regeneration; DESIGN §4). Returns "" when nothing is left to avoid.
+    App. on regeneration; docs/methods.md#avoid-list). Returns "" when nothing is left to avoid.
     """
     lines: list[str] = []
     seen: set[str] = set()
@@ -156,7 +156,7 @@ def closed_world_messages(
     """The closed-world prompt: task system prompt + one constraint; facts, then the task's user message.
 
     Facts are plain numbered text: no dates, categories or other metadata (TimeSPEC paper, the
-    aggregator; DESIGN §4). With ``prediction_only`` (Shapley coalition values, DESIGN §6) the
+    aggregator; docs/methods.md#aggregator). With ``prediction_only`` (Shapley coalition values, docs/metrics.md#shapley-dclr) the
     model is asked for the prediction alone.
     """
     msgs = [dict(m) for m in task.messages(row)]

@@ -1,6 +1,6 @@
 """OLR, Perf, Cov and parse rate, per instance and aggregated with bootstrap CIs.
 
-Definitions (TEMPO paper, §5 and App. B; DESIGN §6):
+Definitions (TEMPO paper, §5 and App. B; docs/metrics.md):
 
 * OLR_j = n_leaked_j / n_claims_j over the evidence claims of an instance j with at least
   one (claims found in the reasoning are counted apart: ``n_reasoning_claims``);

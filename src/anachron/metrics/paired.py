@@ -1,6 +1,6 @@
 """Paired comparison of two runs over the same instances, and the enforcement-effect table.
 
-Anachron v0 scorer (paired mode comparison; DESIGN §6): for per-instance scores ``a`` and
+Anachron v0 scorer (paired mode comparison; docs/metrics.md#paired-comparison): for per-instance scores ``a`` and
 ``b`` of two runs, over the instances both have,
 
 * the mean difference ``b - a`` (for ``a`` = unrestricted and ``b`` = enforced, a negative

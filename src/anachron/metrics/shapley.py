@@ -3,7 +3,7 @@
 A *game* here has ``n`` players (the atomic claims of one completion) and a value function
 ``v`` over coalitions (subsets of the claims). In anachron ``v(S)`` is the task score of the
 model's prediction when it sees the task input and only the claims in ``S`` (closed world;
-DESIGN §6), so every distinct coalition costs one model call. This module holds only the
+docs/metrics.md#shapley-dclr), so every distinct coalition costs one model call. This module holds only the
 math; the caller supplies ``v`` as a :data:`ValueFn` (the model-backed one is
 :class:`anachron.attribution.shapley.ModelValue`). :func:`aggregate_shapley` averages the
 per-instance Shapley-DCLR and Top-K into metric rows.
@@ -24,7 +24,7 @@ Definitions:
   enforces the constraint exactly by projection. See :func:`leverage_shap` for the
   variant implemented here.
 * Shapley-DCLR (TimeSPEC paper, §4.2, Eq. 4): ``sum_i |phi_i| l_i / sum_i |phi_i|`` with
-  ``l_i`` = 1 when claim ``i`` leaked. Top-K (same paper, App. Eq. 7; DESIGN §6): the share
+  ``l_i`` = 1 when claim ``i`` leaked. Top-K (same paper, App. Eq. 7; docs/metrics.md#top-k): the share
   of the ``K`` claims with the largest ``|phi_i|`` that leaked.
 """
 
@@ -422,7 +422,7 @@ def shapley_dclr(phi, leaked) -> float:
 def top_k_leak(phi, leaked, k: int) -> float:
     """Top-K leak share: the fraction of the ``k`` largest-``|phi|`` claims that leaked.
 
-    TimeSPEC paper App. (Eq. 7) ranks by Shapley value; we rank by ``|phi|`` (DESIGN §6), so a
+    TimeSPEC paper App. (Eq. 7) ranks by Shapley value; we rank by ``|phi|`` (docs/metrics.md#top-k), so a
     claim that strongly pushes the prediction either way counts as decision-critical.
 
     Args:

@@ -1,6 +1,6 @@
 """Leakage measured on retrieval traces: TCLR, survivorship, restatement, query intent.
 
-Definitions (Anachron v0 scorer; DESIGN §6), each a share of an instance's tool calls
+Definitions (Anachron v0 scorer; docs/metrics.md#trace-metrics), each a share of an instance's tool calls
 (rows of the tool-call log, :data:`anachron.store.schema.TOOL_CALL_COLUMNS`):
 
 * **TCLR** (tool-call leakage rate): the call returned or consumed a document published

@@ -1,6 +1,6 @@
 """The verifier calibration report (``results/tables/calibration.md``): recall and false positives
 on planted claims per task and layer set, the styles that miss the bar, and the control-split OLR
-floor (issue 5; DESIGN §5-6). The numbers come from :mod:`anachron.verify.calibration`.
+floor (issue 5; docs/verification.md#calibration). The numbers come from :mod:`anachron.verify.calibration`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def calibration_markdown(table: pd.DataFrame, control: pd.DataFrame | None = Non
     against recall >= ``recall_min`` and FP <= ``fp_max`` (point estimates; issue 5).
     Then the wording styles that miss the bar, and the control-split OLR (rows of a
     metrics table with metric == "olr", split == "control") next to the paper's
-    0.0-0.7% range (DESIGN §6).
+    0.0-0.7% range (docs/metrics.md#control-floor).
     """
     lines = ["# Verifier calibration", "",
              f"Planted claims of known truth; recall on leaks (post-cutoff facts and outcome statements) must be "
@@ -99,7 +99,7 @@ def calibration_markdown(table: pd.DataFrame, control: pd.DataFrame | None = Non
 
 def calibration_report(con: duckdb.DuckDBPyConnection) -> str:
     """``results/tables/calibration.md``: verifier recall / false positives on planted claims, and the
-    control-split OLR floor of every run (DESIGN §5; TEMPO App. G.5 reports 0.0-0.7%)."""
+    control-split OLR floor of every run (docs/metrics.md#control-floor; TEMPO App. G.5 reports 0.0-0.7%)."""
     have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     table = con.execute("SELECT * FROM calibration").df() if "calibration" in have else pd.DataFrame()
     control = pd.DataFrame()

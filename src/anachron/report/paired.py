@@ -2,7 +2,7 @@
 
 :func:`paired_text` is what ``anachron compare`` prints; :func:`enforcement_report` is
 ``results/tables/enforcement.md``, the enforcement effect of the date filter on retrieval
-(Anachron v0 scorer; DESIGN §6).
+(Anachron v0 scorer; docs/metrics.md#paired-comparison).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def enforcement_report(trace_scores: pd.DataFrame) -> str:
     """Markdown "enforcement effect": rag_unrestricted vs rag (date filter on) per task and model.
 
     TCLR, survivorship and restatement leakage with paired bootstrap CIs and the exact
-    sign test (Anachron v0 scorer; DESIGN §6). Without retrieval runs, says so.
+    sign test (Anachron v0 scorer; docs/metrics.md#paired-comparison). Without retrieval runs, says so.
     """
     if not len(trace_scores) or not {"rag", "rag_unrestricted"} <= set(trace_scores["method"]):
         return (

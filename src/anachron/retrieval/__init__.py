@@ -1,4 +1,4 @@
-"""Date-stamped corpus and date-filtered search (DESIGN §4 ``rag``, §6 trace metrics)."""
+"""Date-stamped corpus and date-filtered search (docs/methods.md#corpus; docs/metrics.md#trace-metrics)."""
 
 from anachron.retrieval.corpus import (
     CORPUS_COLUMNS,

@@ -2,8 +2,8 @@
 
 :func:`build_corpus` turns every source table it is given into short documents, each dated
 by the day it became public (``published_at``), so that a search with an as-of date can hide
-what was not yet known (Anachron's date-filtered retrieval; DESIGN §4 ``rag``) and so that
-retrieval traces can be scored for leakage (DESIGN §6: post-cutoff items, entities not yet
+what was not yet known (Anachron's date-filtered retrieval; docs/methods.md#corpus) and so that
+retrieval traces can be scored for leakage (docs/metrics.md#trace-metrics: post-cutoff items, entities not yet
 or no longer listed, restated figures).
 
 Documents (:data:`CORPUS_COLUMNS`)::

@@ -13,7 +13,7 @@ Two backends share one interface (:class:`SearchBackend`):
 
 ``as_of=None`` is the unrestricted mode (Anachron's Mode A), a date the enforced mode (Mode B).
 :func:`validity_index` answers "was this entity (e.g. an S&P 500 member) valid on day D" from
-the corpus's entity table, for the survivorship trace metric (DESIGN §6).
+the corpus's entity table, for the survivorship trace metric (docs/metrics.md#survivorship).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The results database: one DuckDB file with every table of DESIGN §7.
+"""The results database: one DuckDB file with docs/results.md#database.
 
 :mod:`anachron.store.schema` declares every table (columns in order, DuckDB types) and is the
 one home of the column lists the producers use; :func:`anachron.store.load.write_database` is

@@ -1,4 +1,4 @@
-"""Build ``results/results.duckdb`` from the workflow's Parquet and JSON outputs (DESIGN §7).
+"""Build ``results/results.duckdb`` from the workflow's Parquet and JSON outputs (docs/results.md).
 
 :func:`write_database` is the only writer. It builds the whole database in a
 temporary file next to the target and renames it into place, so readers never

@@ -12,7 +12,7 @@ lists of ``tool_calls``); ``BIGINT`` for counts, indices and token numbers; ``DO
 rates, scores, Shapley values, latencies and interval bounds; ``BOOLEAN`` for flags. A value
 the producer did not have is NULL (a rate without a denominator, a failed call's token counts).
 
-Tables (DESIGN §7): :data:`TABLES`; view ``main_table`` (:data:`MAIN_TABLE_VIEW`).
+Tables (docs/results.md): :data:`TABLES`; view ``main_table`` (:data:`MAIN_TABLE_VIEW`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ _RUN_KEYS: Columns = (("task", VARCHAR), ("method", VARCHAR), ("model", VARCHAR)
 
 INSTANCES = Table(
     "instances",
-    "One point-in-time instance per row (``results/datasets/{task}.parquet``; DESIGN §3); "
+    "One point-in-time instance per row (``results/datasets/{task}.parquet``; docs/tasks.md); "
     "``inputs``, ``label`` and ``provenance`` are JSON documents.",
     (
         ("instance_id", VARCHAR),
@@ -164,7 +164,7 @@ COMPLETIONS = Table(
 
 CLAIMS = Table(
     "claims",
-    "One row per claim of a usable completion with the verifier's verdict (DESIGN §5).",
+    "One row per claim of a usable completion with the verifier's verdict (docs/verification.md).",
     (
         *_RUN_KEYS,
         ("instance_id", VARCHAR),
@@ -340,7 +340,7 @@ PLANTED_CLAIMS = Table(
 METRICS = Table(
     "metrics",
     "Every aggregate per task x method x model x split with its bootstrap CI and n: OLR, Perf, Cov, "
-    "parse and undated rates, the trace metrics and Shapley-DCLR / Top-K (DESIGN §6).",
+    "parse and undated rates, the trace metrics and Shapley-DCLR / Top-K (docs/metrics.md).",
     (
         *_RUN_KEYS,
         ("split", VARCHAR),
@@ -374,7 +374,7 @@ SCHEMA: dict[str, Table] = {
 TABLES = tuple(SCHEMA)
 
 # The column lists the producers import.
-#: Columns every task's instance table has (DESIGN §3).
+#: Columns every task's instance table has (docs/tasks.md#instances).
 INSTANCE_COLUMNS = INSTANCES.names
 #: Keys of a run's metadata JSON (one ``runs`` row).
 RUN_META_COLUMNS = RUNS.names

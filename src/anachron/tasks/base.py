@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 import pandas as pd
 
 from anachron.sources.paths import source_inputs
-from anachron.store.schema import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, DESIGN §3)
+from anachron.store.schema import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, docs/tasks.md)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
@@ -130,7 +130,7 @@ def validate_probability(prediction: Any) -> float:
 def brier_perf(probability: float, outcome: int | float | bool) -> float:
     """Perf of a probability for a binary outcome: ``1 - (p - y)^2`` (1 - Brier score), in [0, 1].
 
-    DESIGN §3 (legal, forecast); TEMPO paper App. B.3.
+    docs/metrics.md#perf; TEMPO paper App. B.3.
 
     Raises:
         ValueError: for p outside [0, 1] or not finite, or y not 0/1.
@@ -148,7 +148,7 @@ def generic_description(name: str) -> tuple[str, str]:
 
 
 class Task(ABC):
-    """One prediction task (DESIGN §3). Subclasses are stateless.
+    """One prediction task (docs/tasks.md). Subclasses are stateless.
 
     The four abstract methods define prompting and scoring; the other hooks (see the module
     docstring) default to "nothing task-specific": no dataset inputs, no overlap check, no

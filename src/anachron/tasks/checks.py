@@ -1,4 +1,4 @@
-"""Integrity checks on instance tables (the ``verify_dataset`` rule, DESIGN §3).
+"""Integrity checks on instance tables (the ``verify_dataset`` rule, docs/tasks.md#dataset-checks).
 
 Checked for every task: required columns; unique instance ids; every cutoff an
 ISO ``YYYY-MM-DD`` date; known split names; labels and inputs valid JSON; no

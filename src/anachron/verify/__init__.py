@@ -1,4 +1,4 @@
-"""Claim-level verification (DESIGN §5): claims, their categories and dates, the verifier's layers.
+"""Claim-level verification (docs/verification.md): claims, their categories and dates, the verifier's layers.
 
 Modules, each depending only on those above it:
 

@@ -1,4 +1,4 @@
-"""Claim-level verification of a run: every claim gets a verdict (DESIGN §5).
+"""Claim-level verification of a run: every claim gets a verdict (docs/verification.md).
 
 Claims come from each usable completion's evidence and reasoning
 (:mod:`anachron.verify.extract`: the deterministic extractor, or the LLM extractor with the

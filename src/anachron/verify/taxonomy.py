@@ -2,7 +2,7 @@
 
 A *claim* is one atomic factual statement taken from a completion's evidence list or its
 reasoning. Each claim gets a category of the temporal taxonomy of TimeSPEC (Zhang et al.
-2026b; used by the TEMPO paper, App. F.3 "Phase 2: Supervisor" and App. I.3; DESIGN §4):
+2026b; used by the TEMPO paper, App. F.3 "Phase 2: Supervisor" and App. I.3; docs/verification.md#taxonomy):
 
 ==== ======================== =====================================================
 A1   discrete event           verified by date ("Chevron acquired Anadarko")

@@ -1,6 +1,6 @@
 """The forecast task: the probability that a binary ForecastBench question resolves Yes.
 
-Definition (DESIGN.md §3 "forecast"): binary ForecastBench questions; the cutoff is the
+Definition (docs/tasks.md#forecast): binary ForecastBench questions; the cutoff is the
 question set's freeze date; Perf = 1 - Brier = 1 - (p - y)^2.
 
 Modules: ``dataset`` (the builder and the ``tasks.forecast`` config schema), ``task``

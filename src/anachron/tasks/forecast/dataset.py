@@ -1,6 +1,6 @@
 """The forecast task's dataset: binary ForecastBench questions and how they resolved.
 
-Definition (DESIGN.md §3 "forecast"): binary ForecastBench questions (single questions;
+Definition (docs/tasks.md#forecast): binary ForecastBench questions (single questions;
 combination questions are dropped by the source reader); cutoff = the question set's freeze
 date; label = ``resolved_to`` (0 or 1, final resolutions only).
 
@@ -75,7 +75,7 @@ TRUNCATION_MARK = " [...]"
 CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "tasks.forecast",
-    "description": "ForecastBench binary questions (DESIGN §3 forecast): cutoff = freeze date, label = resolved_to.",
+    "description": "ForecastBench binary questions (docs/tasks.md#forecast): cutoff = freeze date, label = resolved_to.",
     "type": "object",
     "additionalProperties": False,
     "default": {},

@@ -14,7 +14,7 @@ from anachron.verify.layers.market import market_grounding_inputs
 
 
 class ForecastTask(ProbabilityTask):
-    """Probability that a ForecastBench question resolves Yes (DESIGN §3 forecast).
+    """Probability that a ForecastBench question resolves Yes (docs/tasks.md#forecast).
 
     Prediction: one number in [0, 1]. Perf is :func:`brier_perf`, 1 - (p - y)^2.
     """

@@ -1,6 +1,6 @@
 """The legal task: the probability that the petitioner prevails in a court case.
 
-Definition (DESIGN.md §3 "legal"; TEMPO paper, legal task and App. D): Supreme Court cases
+Definition (docs/tasks.md#legal; TEMPO paper, legal task and App. D): Supreme Court cases
 (Oyez, SCDB) and federal appellate cases (CourtListener, train only); the cutoff is the day
 before the decision; Perf = 1 - (p - y)^2.
 

@@ -1,6 +1,6 @@
 """The legal task's dataset: court cases whose outcome (does the petitioner prevail?) is predicted.
 
-Definition (DESIGN.md §3 "legal"; TEMPO paper, legal task and App. D):
+Definition (docs/tasks.md#legal; TEMPO paper, legal task and App. D):
 
 * Supreme Court cases of the October Terms ``first_term``..``last_term`` (2014–2023) from
   Oyez (facts, question, parties). Label: SCDB ``partyWinning`` (1 = the petitioner won,
@@ -95,7 +95,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "default": {},
-    "description": "Legal task (DESIGN §3): probability that the petitioner prevails; SCOTUS (Oyez + SCDB) and federal appellate cases.",
+    "description": "Legal task (docs/tasks.md#legal): probability that the petitioner prevails; SCOTUS (Oyez + SCDB) and federal appellate cases.",
     "properties": {
         "seed": {"description": "Seed for the eval draw and any train cap.", "type": "integer", "default": 42},
         "first_term": {"description": "First October Term of the SCOTUS pool.", "type": "integer", "minimum": 1946, "default": 2014},

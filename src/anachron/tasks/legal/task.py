@@ -11,12 +11,12 @@ from anachron.tasks.legal.grounding import DecisionGrounding
 
 
 def legal_perf(probability: float, petitioner_wins: int | bool) -> float:
-    """Perf = 1 - (p - y)^2 (DESIGN §3 legal): :func:`~anachron.tasks.base.brier_perf` with y = petitioner won."""
+    """Perf = 1 - (p - y)^2 (docs/tasks.md#legal): :func:`~anachron.tasks.base.brier_perf` with y = petitioner won."""
     return brier_perf(probability, petitioner_wins)
 
 
 class LegalTask(ProbabilityTask):
-    """Probability that the petitioner prevails in a court case (DESIGN §3 legal).
+    """Probability that the petitioner prevails in a court case (docs/tasks.md#legal).
 
     Prediction: one number in [0, 1]. Perf is :func:`legal_perf`, 1 - (p - y)^2.
     """

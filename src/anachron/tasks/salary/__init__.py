@@ -1,6 +1,6 @@
 """The salary task: the average annual value (AAV) of a free agent's new contract.
 
-Definition (DESIGN.md §3 "salary"; TEMPO paper, App. D): train on NHL (and NFL / MLB where
+Definition (docs/tasks.md#salary; TEMPO paper, App. D): train on NHL (and NFL / MLB where
 a table exists), evaluate on the NBA; the cutoff is the day before the signing;
 Perf = max(0, 1 - |yhat - y| / y).
 

@@ -1,6 +1,6 @@
 """The salary task's dataset: free agents' new contracts and their average annual value (AAV).
 
-Definition (DESIGN.md §3 "salary"; TEMPO paper, App. D): predict the AAV in US dollars of
+Definition (docs/tasks.md#salary; TEMPO paper, App. D): predict the AAV in US dollars of
 the free-agent contract of a player who changed teams. Training instances come from the
 NHL (and the NFL / MLB where a table exists), evaluation instances from the NBA, a sport
 held out of training. Thresholds: AAV >= $3M for the NHL and >= $5M for the NFL and MLB
@@ -72,7 +72,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "tasks.salary",
     "description": (
-        "Free-agent contract AAV (DESIGN §3 salary): train on NHL (and NFL/MLB where data exist), "
+        "Free-agent contract AAV (docs/tasks.md#salary): train on NHL (and NFL/MLB where data exist), "
         "evaluate on NBA, cutoff = day before the signing. Built from the sources nba and nhl."
     ),
     "type": "object",

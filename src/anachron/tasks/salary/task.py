@@ -76,7 +76,7 @@ def _status_text(status: str | None) -> str:
 
 
 class SalaryTask(Task):
-    """Predict the AAV (USD) of a free agent's contract with a new team (DESIGN §3 salary).
+    """Predict the AAV (USD) of a free agent's contract with a new team (docs/tasks.md#salary).
 
     Prediction: one positive number of US dollars per year (strings such as "$25.5M" are
     accepted). Perf is :func:`salary_perf`.

@@ -1,6 +1,6 @@
 """The stock task: rank 5 companies of one GICS sector by total return over a window.
 
-Definition (DESIGN.md §3 "stock"; TEMPO paper, App. B.3): the cutoff is the day before the
+Definition (docs/tasks.md#stock; TEMPO paper, App. B.3): the cutoff is the day before the
 window starts; the universe is the S&P 500 as of the cutoff, survivorship-free; the label
 is the ranking by total return over the window; Perf is ``(Spearman rho + 1) / 2``.
 

@@ -1,6 +1,6 @@
 """The stock task's dataset: 5 companies of one GICS sector to rank by total return over a window.
 
-Definition (DESIGN.md §3 "stock"; TEMPO paper, App. B.3): for a window ``[start, end]``
+Definition (docs/tasks.md#stock; TEMPO paper, App. B.3): for a window ``[start, end]``
 the cutoff is ``start - 1 day``. The universe is the S&P 500 as of the cutoff (membership
 spells, survivorship-free) with each member's GICS sector as of the cutoff. The label is
 the ranking of the five companies by total return on adjusted close, from the first

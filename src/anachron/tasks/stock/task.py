@@ -55,7 +55,7 @@ def stock_perf(predicted_ranking: Sequence[str], true_ranking: Sequence[str]) ->
 
 
 class StockTask(Task):
-    """Rank five same-sector S&P 500 companies by total return over a window (DESIGN §3).
+    """Rank five same-sector S&P 500 companies by total return over a window (docs/tasks.md#stock).
 
     Prediction: the list of the five tickers, best return first. Perf is
     :func:`stock_perf`, (Spearman rho + 1) / 2 (TEMPO paper, App. B.3).

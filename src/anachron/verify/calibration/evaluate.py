@@ -1,4 +1,4 @@
-"""Calibration of the claim verifier against planted claims of known truth (issue 5; DESIGN §5-6).
+"""Calibration of the claim verifier against planted claims of known truth (issue 5; docs/verification.md#calibration).
 
 The verifier is the measuring instrument of every leakage number, so it is
 tested on claims whose truth we know: facts taken from the project's own
@@ -15,7 +15,7 @@ and per wording style. The acceptance bar of issue 5 is recall >= 0.95 and
 false positives <= 1% per task with the grounded and rules layers.
 
 Definitions: TimeSPEC (claim taxonomy, A4 outcome claims always leak); TEMPO
-App. I.4 (date-plausibility rules); DESIGN §5 (verifier layers), §6 (control
+App. I.4 (date-plausibility rules); docs/verification.md#layers (verifier layers); docs/metrics.md#control-floor (control
 runs give the false-positive floor; the paper reports a control OLR of 0.0-0.7%).
 """
 
@@ -35,7 +35,7 @@ ALL_LEAKS = "all_leaks"
 #: Acceptance bar of issue 5 (grounded + rules layers, per task).
 RECALL_MIN = 0.95
 FP_MAX = 0.01
-#: Control-split OLR range the paper reports (DESIGN §6), as fractions.
+#: Control-split OLR range the paper reports (docs/metrics.md#control-floor), as fractions.
 PAPER_CONTROL_OLR = (0.0, 0.007)
 
 VerifyFn = Callable[[pd.DataFrame, tuple[str, ...]], pd.DataFrame]

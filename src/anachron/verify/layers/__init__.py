@@ -1,4 +1,4 @@
-"""The verifier's three layers, in the order the pipeline tries them (DESIGN §5).
+"""The verifier's three layers, in the order the pipeline tries them (docs/verification.md).
 
 * :mod:`~anachron.verify.layers.grounded`: checks against point-in-time data (prices, index
   changes; :mod:`~anachron.verify.layers.edgar` for company figures,

@@ -1,4 +1,4 @@
-"""Grounded dating of company financial figures from EDGAR point-in-time facts (DESIGN §5, layer 1).
+"""Grounded dating of company financial figures from EDGAR point-in-time facts (docs/verification.md#grounded).
 
 A claim such as "Apple's FY2019 revenue was $260.2B" or "Tesla's Q3 2019 revenue was $6.3
 billion" states information that became public with the *first SEC filing that reported it*.

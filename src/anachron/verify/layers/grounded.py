@@ -1,4 +1,4 @@
-"""Layer 1: grounded checks against point-in-time data the project holds (DESIGN §5).
+"""Layer 1: grounded checks against point-in-time data the project holds (docs/verification.md#grounded).
 
 A grounded check dates a claim from data, not from the model's word:
 

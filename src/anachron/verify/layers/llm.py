@@ -1,4 +1,4 @@
-"""Layer 3: the LLM date-plausibility verifier (DESIGN §5; TEMPO paper App. I.4).
+"""Layer 3: the LLM date-plausibility verifier (docs/verification.md#llm; TEMPO paper App. I.4).
 
 A verifier model reads claims with their declared dates and says, for each, whether the
 declared date is plausible for that kind of information; when it is too early, it gives the

@@ -1,4 +1,4 @@
-"""Layer 2: date-plausibility rules (TEMPO paper, App. I.4; DESIGN §5).
+"""Layer 2: date-plausibility rules (TEMPO paper, App. I.4; docs/verification.md#rules).
 
 A claim's declared date may be too early for the kind of information it states
 (a model dates Q4 results to the last day of the quarter, or a May 2020 closing
