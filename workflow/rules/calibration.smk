@@ -1,4 +1,4 @@
-# Calibration of the verifier (DESIGN §5): claims with known dates planted into real
+# Calibration of the verifier (docs/verification.md#calibration): claims with known dates planted into real
 # completions' wording, verified by each configured layer set; recall on planted leaks and
 # the false-positive rate on planted clean claims, per task (loaded into results.duckdb and
 # rendered as results/tables/calibration.md with the control-split OLR floor).

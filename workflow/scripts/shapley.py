@@ -1,4 +1,4 @@
-"""Glue for rule shapley: claim Shapley values, Shapley-DCLR and Top-K for one run (DESIGN §6)."""
+"""Glue for rule shapley: claim Shapley values, Shapley-DCLR and Top-K for one run (docs/metrics.md#shapley-dclr)."""
 
 import pandas as pd
 

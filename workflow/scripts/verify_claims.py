@@ -1,4 +1,4 @@
-"""Glue for rule verify_claims: a verdict for every claim of a run (DESIGN §5)."""
+"""Glue for rule verify_claims: a verdict for every claim of a run (docs/verification.md)."""
 
 import pandas as pd
 
