@@ -8,6 +8,8 @@
 * ``metrics/`` is pure: nothing from ``anachron.llm`` or ``anachron.methods``, anywhere in a module;
 * ``store`` knows no method: nothing from ``anachron.methods``;
 * the package never imports ``snakemake``.
+
+A registry's ``"module:Class"`` strings count as deferred imports (they are imported at run time).
 """
 
 from __future__ import annotations
@@ -85,9 +87,22 @@ def _imported(module: str, node: ast.Import | ast.ImportFrom) -> list[str]:
 def imports(module: str, *, load_time_only: bool) -> frozenset[str]:
     """Every absolute name ``module`` imports (third-party ones included)."""
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    return frozenset(
-        name for node in _import_nodes(tree.body, load_time_only=load_time_only) for name in _imported(module, node)
-    )
+    names = {name for node in _import_nodes(tree.body, load_time_only=load_time_only) for name in _imported(module, node)}
+    if not load_time_only:
+        names |= _registry_targets(tree)
+    return frozenset(names)
+
+
+def _registry_targets(tree: ast.Module) -> set[str]:
+    """Modules a registry names as strings (``"anachron.tasks.stock:StockTask"``, or a module path)
+    and imports at run time with importlib: edges a cycle can close through, like any import."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            name = node.value.split(":", 1)[0]
+            if name.startswith(PACKAGE + ".") and name in MODULES:
+                out.add(name)
+    return out
 
 
 def import_graph(*, load_time_only: bool) -> dict[str, set[str]]:
