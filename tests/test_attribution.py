@@ -10,7 +10,7 @@ import pandas as pd
 from anachron.llm.client import CallLog, LLMClient
 from anachron.attribution.shapley import shapley_for_run
 from anachron.llm.providers import MockProvider
-from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.methods.supervised import FACTS_HEADER
 from anachron.metrics.shapley import aggregate_shapley
 from anachron.tasks.stock import StockTask

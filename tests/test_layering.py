@@ -18,7 +18,6 @@ import ast
 import functools
 from pathlib import Path
 
-import pytest
 
 from conftest import REPO
 

@@ -9,7 +9,7 @@ import multiprocessing as mp
 import pytest
 
 from anachron.llm.cache import LLMCache, cache_key, decoding_params
-from anachron.llm.client import CALL_LOG_COLUMNS, CallLog, LLMClient
+from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.store.schema import CALL_LOG_COLUMNS

@@ -16,7 +16,6 @@ import pandas as pd
 
 from anachron.llm.structured import ParsedOutput, output_schema, parse_output
 from anachron.llm.types import ChatRequest, ChatResult
-from anachron.store.schema import RUN_COLUMNS
 from anachron.tasks.base import Task
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ class MethodResult:
     trace: list[dict[str, Any]] = field(default_factory=list)
 
     def to_row(self, row: pd.Series, *, task: str, method: str, model: str) -> dict[str, Any]:
-        """Flatten to a :data:`RUN_COLUMNS` dict (JSON columns as strings)."""
+        """Flatten to a :data:`~anachron.store.schema.RUN_COLUMNS` dict (JSON columns as strings)."""
         return {
             "instance_id": self.instance_id,
             "task": task,

@@ -17,7 +17,6 @@ passes ``auto_adjust=False`` explicitly.
 from __future__ import annotations
 
 import datetime as dt
-import io
 import logging
 import os
 import warnings
@@ -33,7 +32,6 @@ from anachron.sources.base import (
     find_snapshot_files,
     normalize_ticker,
     read_csv_checked,
-    resolve_snapshot_dir,
     to_yahoo_symbol,
 )
 
@@ -300,22 +298,6 @@ class YahooPriceReader(SourceReader):
         df = _finish(df)
         extra = {"snapshot_file": path.name, "source_rows": source_rows}
         return self._checked(df, f"snapshot:{path}", sha256_file(path), extra)
-
-
-def read_missing_tickers(snapshot_dir: str | os.PathLike[str] | None) -> list[str]:
-    """Tickers listed in ``yahoo/missing_tickers.txt`` of a snapshot (S&P spelling), if any.
-
-    Returns an empty list when there is no snapshot directory or no such file. Useful for
-    reporting why point-in-time members have no prices; the reader itself does not need it.
-    """
-    snap = resolve_snapshot_dir(snapshot_dir)
-    if snap is None:
-        return []
-    path = snap / "yahoo" / "missing_tickers.txt"
-    if not path.is_file():
-        return []
-    text = path.read_text(encoding="utf-8")
-    return [normalize_ticker(line) for line in io.StringIO(text) if line.strip() and not line.startswith("#")]
 
 
 def fetch_window_prices(

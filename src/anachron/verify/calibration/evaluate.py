@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from anachron.store.schema import CALIBRATION_COLUMNS, PLANTED_COLUMNS
+from anachron.store.schema import CALIBRATION_COLUMNS
 from anachron.verify.calibration.planting import KINDS, LEAK_KINDS
 
 #: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks" of issue 5).
