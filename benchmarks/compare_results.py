@@ -37,11 +37,13 @@ VOLATILE = (
     "elapsed_s",
     "duration_s",
     "code_version",
+    "call_id",
     "cache_hit",
     "cache_hits",
     "uncached_calls",
     "n_cache_hits",
     "n_uncached",
+    "n_uncached_calls",
 )
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
