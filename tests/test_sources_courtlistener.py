@@ -18,13 +18,13 @@ import responses
 from responses import matchers
 
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
+from anachron.http import retry_after_seconds
 from anachron.sources.courtlistener import (
     API_BASE,
     COLUMNS,
     NO_TOKEN_NOTE,
     STORAGE_BASE,
     CourtListenerClient,
-    _retry_after_seconds,
     background_excerpt,
     caption_parties,
     classify_disposition,
@@ -179,9 +179,9 @@ def test_background_excerpt_drops_outcome_sentences():
 
 
 def test_retry_after_parsing():
-    assert _retry_after_seconds("7") == 7.0
-    assert _retry_after_seconds(None) is None and _retry_after_seconds("soon") is None
-    assert _retry_after_seconds("Wed, 21 Oct 2015 07:28:30 GMT", now=lambda: 1445412480.0) == pytest.approx(30.0)
+    assert retry_after_seconds("7") == 7.0
+    assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:30 GMT", now=lambda: 1445412480.0) == pytest.approx(30.0)
 
 
 # -- live, replayed -----------------------------------------------------------------------------

@@ -44,8 +44,6 @@ Output (both modes), one row per (court, docket_number)::
 
 from __future__ import annotations
 
-import datetime as dt
-import email.utils
 import io
 import logging
 import os
@@ -58,6 +56,7 @@ import pandas as pd
 import requests
 
 from anachron.dates import to_iso
+from anachron.http import retry_after_seconds
 from anachron.io import sha256_bytes
 from anachron.sources.base import (
     DEFAULT_USER_AGENT,
@@ -350,28 +349,6 @@ def background_excerpt(text: Any, max_chars: int = 1500) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _retry_after_seconds(value: str | None, now: Callable[[], float] = time.time) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date); None if absent/bad."""
-    if value is None:
-        return None
-    v = value.strip()
-    if not v:
-        return None
-    try:
-        return max(0.0, float(v))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(v)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, when.timestamp() - now())
-
-
 class CourtListenerClient:
     """A small CourtListener REST v4 client: token auth, cursor pagination, 429 back-off.
 
@@ -456,7 +433,7 @@ class CourtListenerClient:
                     )
                 if resp.status_code == 429:
                     self.stats["retries_429"] += 1
-                    wait = _retry_after_seconds(resp.headers.get("Retry-After"))
+                    wait = retry_after_seconds(resp.headers.get("Retry-After"))
                     if wait is None:
                         wait = self.backoff * 2**attempt
                 else:

@@ -12,13 +12,12 @@ them before work starts.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import random
-import time
 from typing import Any, Awaitable, Callable, ClassVar, Protocol, runtime_checkable
 
 from anachron.errors import ConfigError
+from anachron.http import retry_after_seconds
 from anachron.llm.cache import decoding_params
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
@@ -76,18 +75,7 @@ def retry_after_s(exc: BaseException) -> float | None:
             return max(0.0, float(ms) / 1000.0)
         except ValueError:
             pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return retry_after_seconds(headers.get("retry-after"))
 
 
 class BaseProvider:
