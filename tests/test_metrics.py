@@ -46,6 +46,60 @@ def test_instance_scores_and_exclusions():
     assert m.loc["olr", "ci_low"] <= m.loc["olr", "value"] <= m.loc["olr", "ci_high"]
 
 
+def test_strict_olr_counts_undated_and_ambiguous_claims_as_leaked():
+    run = _run([
+        {"instance_id": "p", "parse_status": "ok", "prediction": json.dumps(["X"])},
+        {"instance_id": "q", "parse_status": "ok", "prediction": json.dumps(["X"])},
+        {"instance_id": "r", "parse_status": "not_json", "prediction": "null"},
+    ])
+    claims = _claims([
+        ("p", True, False, "leaked"), ("p", False, False, "undated"), ("p", False, False, "ambiguous"),
+        ("p", False, False, "clean"),
+        ("q", False, False, "clean"), ("q", False, False, "clean"),
+    ])
+    s = instance_scores(run, claims, lambda iid, p: 1.0).set_index("instance_id")
+    assert s.loc["p", "olr"] == pytest.approx(1 / 4) and s.loc["p", "olr_strict"] == pytest.approx(3 / 4)
+    assert s.loc["p", "n_undated"] == 1 and s.loc["p", "n_ambiguous"] == 1
+    assert s.loc["q", "olr_strict"] == 0.0
+    assert np.isnan(s.loc["r", "olr_strict"])  # no parsed evidence: no OLR either way
+    assert (s["olr_strict"].dropna() >= s["olr"].dropna()).all()
+
+    m = aggregate(s.reset_index(), n_resamples=300).set_index("metric")
+    assert m.loc["olr_strict", "value"] == pytest.approx(3 / 8) and m.loc["olr_strict", "n"] == 2
+    assert m.loc["olr_strict", "ci_low"] <= 3 / 8 <= m.loc["olr_strict", "ci_high"]
+    assert m.loc["olr", "value"] == pytest.approx(1 / 8)
+    # undated rate unchanged by the new verdict; ambiguous counted apart, pooled over claims
+    assert m.loc["undated_rate", "value"] == pytest.approx(1 / 6) and m.loc["undated_rate", "n"] == 6
+    assert m.loc["ambiguous_rate", "value"] == pytest.approx(1 / 6) and m.loc["ambiguous_rate", "n"] == 6
+
+
+def test_declared_only_rate_is_the_share_of_claims_dated_by_the_declared_date_alone():
+    run = _run([
+        {"instance_id": "p", "parse_status": "ok", "prediction": json.dumps(["X"])},
+        {"instance_id": "q", "parse_status": "ok", "prediction": json.dumps(["X"])},
+    ])
+    claims = _claims([
+        ("p", False, False, "clean"), ("p", False, False, "clean"), ("p", True, False, "leaked"),
+        ("q", False, False, "clean"),
+    ])
+    claims["declared_only"] = [True, None, True, False]  # a leak may rest on the declared date too; None is False
+    claims.loc[len(claims)] = {**claims.iloc[0].to_dict(), "source": "reasoning", "declared_only": True}
+    s = instance_scores(run, claims, lambda iid, p: 1.0).set_index("instance_id")
+    assert s.loc["p", "n_declared_only"] == 2 and s.loc["q", "n_declared_only"] == 0  # reasoning claims left out
+    m = aggregate(s.reset_index(), n_resamples=300).set_index("metric")
+    assert m.loc["declared_only_rate", "value"] == pytest.approx(2 / 4) and m.loc["declared_only_rate", "n"] == 4
+    assert m.loc["declared_only_rate", "ci_low"] <= m.loc["declared_only_rate", "ci_high"]
+
+
+def test_claims_without_a_declared_only_column_score_as_not_declared_only():
+    run = _run([{"instance_id": "p", "parse_status": "ok", "prediction": json.dumps(["X"])}])
+    claims = _claims([("p", False, False, "clean")]).drop(columns="declared_only")
+    s = instance_scores(run, claims, lambda iid, p: 1.0)
+    assert s["n_declared_only"].tolist() == [0]
+    m = aggregate(s, n_resamples=100).set_index("metric")
+    assert m.loc["declared_only_rate", "value"] == 0.0
+
+
 def test_bootstrap_ci_properties():
     rng = np.random.default_rng(1)
     v = rng.normal(0.5, 0.1, size=200)

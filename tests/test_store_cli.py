@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from anachron.cli import main
+from anachron.report.tables import format_main, main_table
 from anachron.store import TABLES
 from anachron.store.load import write_database
 
@@ -15,7 +16,8 @@ def db(tmp_path):
                           "inputs": "{}", "label": "{}", "provenance": "{}"} for k in range(3)])
     scores = pd.DataFrame([{"task": "stock", "method": "temporal_hint", "model": "m", "split": "eval",
                             "instance_id": f"i{k}", "parse_status": "ok", "parsed": True, "n_claims": 2,
-                            "n_leaked": k % 2, "n_undated": 0, "olr": (k % 2) / 2, "perf": 0.5 + 0.1 * k,
+                            "n_leaked": k % 2, "n_undated": int(k == 0), "n_ambiguous": 0, "n_declared_only": k,
+                            "olr": (k % 2) / 2, "olr_strict": (k % 2 + int(k == 0)) / 2, "perf": 0.5 + 0.1 * k,
                             "n_evidence": 2, "n_cited": 2, "cov": 1.0} for k in range(3)])
     paths = {}
     runs = inst[["instance_id", "task", "split", "cutoff_date"]].assign(method="temporal_hint", model="m", parse_status="ok")
@@ -30,7 +32,7 @@ def db(tmp_path):
     counts = write_database(out, instances=[paths["instances"]], run_meta=[meta], completions=[paths["runs"]],
                             llm_calls=[paths["calls"]], claims=[paths["claims"]],
                             instance_scores=[paths["scores"]], bootstrap={"n_resamples": 200})
-    assert counts["instances"] == 3 and counts["metrics"] == 5
+    assert counts["instances"] == 3 and counts["metrics"] == 8
     return out
 
 
@@ -40,8 +42,32 @@ def test_database_tables_and_view(db):
     assert set(TABLES) <= names and "main_table" in names
     olr = con.execute("SELECT olr, olr_n FROM main_table").fetchone()
     assert olr == (pytest.approx(1 / 6), 3)
+    strict, declared_only = con.execute("SELECT olr_strict, declared_only_rate FROM main_table").fetchone()
+    assert strict == pytest.approx(1 / 3) and declared_only == pytest.approx(3 / 6)
+    table = format_main(main_table(con))
     con.close()
+    row = table.iloc[0]
+    assert row["OLR % [95% CI]"].startswith("16.7 [") and row["strict OLR % [95% CI]"].startswith("33.3 [")
+    assert row["declared-only % [95% CI]"].startswith("50.0 [")
+    assert list(table.columns).index("strict OLR % [95% CI]") == list(table.columns).index("n (OLR)") + 1
     assert not list(db.parent.glob(".results.duckdb*"))  # no temp files left
+
+
+def test_instance_scores_written_before_strict_olr_still_load(tmp_path):
+    """Old score files (no olr_strict / n_ambiguous / n_declared_only) load as NULL; the metrics then have n = 0."""
+    old = pd.DataFrame([{"task": "stock", "method": "temporal_hint", "model": "m", "split": "eval", "instance_id": "i0",
+                         "parse_status": "ok", "parsed": True, "n_claims": 1, "n_leaked": 0, "n_undated": 0, "olr": 0.0,
+                         "perf": 0.5, "n_evidence": 1, "n_cited": 0, "cov": 0.0}])
+    old.to_parquet(tmp_path / "scores.parquet")
+    out = tmp_path / "results.duckdb"
+    write_database(out, instances=[], run_meta=[], completions=[], llm_calls=[], claims=[],
+                   instance_scores=[tmp_path / "scores.parquet"], bootstrap={"n_resamples": 50})
+    con = duckdb.connect(str(out), read_only=True)
+    got = dict(con.execute("SELECT metric, n FROM metrics").fetchall())
+    table = format_main(main_table(con))
+    con.close()
+    assert got["olr"] == 1 and got["olr_strict"] == 0 and got["declared_only_rate"] == 1
+    assert table.iloc[0]["strict OLR % [95% CI]"] == "–"
 
 
 def test_cli_query_is_read_only(db, capsys):

@@ -6,6 +6,9 @@ Definitions (TEMPO paper, §5 and App. B; docs/metrics.md):
   one (claims found in the reasoning are counted apart: ``n_reasoning_claims``);
   OLR = mean over those instances. Unparseable completions have no claims and are
   left out of OLR (they count against the parse rate instead).
+* strict OLR_j = (n_leaked_j + n_undated_j + n_ambiguous_j) / n_claims_j: a claim the verifier
+  could not date (``undated``) or whose date interval straddles the cutoff (``ambiguous``)
+  counted as leaked, an upper bound of OLR_j.
 * Perf_j: the task's score of a usable prediction (stock: (Spearman + 1) / 2).
 * Cov_j = share of instance j's evidence items cited as [k] in its reasoning.
 * parse rate = share of instances whose completion parsed with a usable prediction.
@@ -21,7 +24,25 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from anachron.store.schema import EVIDENCE_USABLE, METRIC_COLUMNS, PREDICTION_USABLE, SCORE_COLUMNS
+from anachron.store.schema import (
+    EVIDENCE_USABLE,
+    METRIC_COLUMNS,
+    PREDICTION_USABLE,
+    SCORE_COLUMNS,
+    VERDICT_AMBIGUOUS,
+    VERDICT_UNDATED,
+)
+
+
+def claim_flag(claims: pd.DataFrame, column: str) -> pd.Series:
+    """A boolean column of a claims table, False where the column or the value is missing.
+
+    Claims written before a flag existed (``declared_only``) read as False, so old and new
+    claims tables score alike.
+    """
+    if column not in claims.columns:
+        return pd.Series(False, index=claims.index, dtype=bool)
+    return claims[column].astype("boolean").fillna(False).astype(bool)
 
 
 def instance_scores(
@@ -31,7 +52,8 @@ def instance_scores(
 
     Args:
         run: run table (one row per instance; ``parse_status``, ``prediction`` JSON).
-        claims: claims table of the same run (one row per evidence item).
+        claims: claims table of the same run (one row per claim; ``verdict`` one of
+            :data:`~anachron.store.schema.VERDICTS`; ``declared_only`` optional, False where absent).
         perf_fn: ``(instance_id, prediction) -> float`` in [0, 1].
     """
     import json
@@ -47,6 +69,8 @@ def instance_scores(
         n_claims = int(len(c)) if evidence_ok else 0
         n_leaked = int(c["leaked"].sum()) if evidence_ok else 0
         n_cited = int(c["cited"].sum()) if evidence_ok else 0
+        n_undated = int((c["verdict"] == VERDICT_UNDATED).sum()) if evidence_ok else 0
+        n_ambiguous = int((c["verdict"] == VERDICT_AMBIGUOUS).sum()) if evidence_ok else 0
         perf = np.nan
         if r.parse_status in PREDICTION_USABLE:
             perf = float(perf_fn(r.instance_id, json.loads(r.prediction)))
@@ -61,10 +85,13 @@ def instance_scores(
                 "parsed": r.parse_status in PREDICTION_USABLE,
                 "n_claims": n_claims,
                 "n_leaked": n_leaked,
-                "n_undated": int((c["verdict"] == "undated").sum()) if evidence_ok else 0,
+                "n_undated": n_undated,
+                "n_ambiguous": n_ambiguous,
+                "n_declared_only": int(claim_flag(c, "declared_only").sum()) if evidence_ok else 0,
                 "n_reasoning_claims": int(len(reasoning)) if evidence_ok else 0,
                 "n_reasoning_leaked": int(reasoning["leaked"].sum()) if evidence_ok else 0,
                 "olr": n_leaked / n_claims if n_claims else np.nan,
+                "olr_strict": (n_leaked + n_undated + n_ambiguous) / n_claims if n_claims else np.nan,
                 "perf": perf,
                 "n_evidence": n_claims,
                 "n_cited": n_cited,
@@ -94,15 +121,34 @@ def bootstrap_ci(
     return (float(lo), float(hi))
 
 
+#: Shares of a run's evidence claims, pooled over its instances: metric -> the instance_scores count.
+CLAIM_RATES = {"undated_rate": "n_undated", "ambiguous_rate": "n_ambiguous", "declared_only_rate": "n_declared_only"}
+
+
+def _claim_rate(g: pd.DataFrame, count: str, **boot: object) -> tuple[float, float, float, int]:
+    """(value, ci_low, ci_high, n) of the pooled share ``sum(count) / sum(n_claims)`` of the
+    instances ``g``; the interval is the bootstrap of the per-instance shares over instances with
+    claims; ``n`` the number of claims."""
+    n_claims = int(g["n_claims"].sum())
+    ratio = g[count].sum() / n_claims if n_claims else np.nan
+    with_claims = g[g["n_claims"] > 0]
+    lo, hi = bootstrap_ci((with_claims[count] / with_claims["n_claims"]).to_numpy(dtype=float), **boot)
+    return float(ratio), lo, hi, n_claims
+
+
 def aggregate(
     scores: pd.DataFrame, *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
 ) -> pd.DataFrame:
     """Aggregate instance scores into :data:`METRIC_COLUMNS` rows.
 
     Metrics per (task, method, model, split): ``olr``, ``perf``, ``cov``,
-    ``parse_rate`` (all instances), ``undated_rate`` (share of claims without a usable date,
-    pooled; its CI is over instances).
+    ``parse_rate`` (all instances), ``olr_strict`` (means over instances with the bootstrap CI);
+    then the claim shares of :data:`CLAIM_RATES`: ``undated_rate`` (claims without a usable
+    date), ``ambiguous_rate`` (claims whose date interval straddles the cutoff),
+    ``declared_only_rate`` (claims dated by the declared ``source_date`` alone), each pooled over
+    the run's evidence claims with its CI over instances (see :func:`_claim_rate`).
     """
+    boot = dict(n_resamples=n_resamples, confidence=confidence, seed=seed)
     out = []
     keys = ["task", "method", "model", "split"]
     for key, g in scores.groupby(keys, sort=True):
@@ -112,20 +158,16 @@ def aggregate(
             "perf": g["perf"].to_numpy(dtype=float),
             "cov": g["cov"].to_numpy(dtype=float),
             "parse_rate": g["parsed"].to_numpy(dtype=float),
+            "olr_strict": g["olr_strict"].to_numpy(dtype=float),
         }
         for metric, values in series.items():
             valid = values[~np.isnan(values)]
-            lo, hi = bootstrap_ci(valid, n_resamples=n_resamples, confidence=confidence, seed=seed)
+            lo, hi = bootstrap_ci(valid, **boot)
             out.append(
                 {**base, "metric": metric, "value": float(valid.mean()) if valid.size else np.nan,
                  "ci_low": lo, "ci_high": hi, "n": int(valid.size)}
             )
-        n_claims = int(g["n_claims"].sum())
-        ratio = g["n_undated"].sum() / n_claims if n_claims else np.nan
-        with_claims = g[g["n_claims"] > 0]
-        lo, hi = bootstrap_ci(
-            (with_claims["n_undated"] / with_claims["n_claims"]).to_numpy(dtype=float),
-            n_resamples=n_resamples, confidence=confidence, seed=seed,
-        )
-        out.append({**base, "metric": "undated_rate", "value": float(ratio), "ci_low": lo, "ci_high": hi, "n": n_claims})
+        for metric, count in CLAIM_RATES.items():
+            value, lo, hi, n = _claim_rate(g, count, **boot)
+            out.append({**base, "metric": metric, "value": value, "ci_low": lo, "ci_high": hi, "n": n})
     return pd.DataFrame(out, columns=METRIC_COLUMNS)

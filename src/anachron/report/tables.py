@@ -3,7 +3,9 @@
 The main table has one row per task x method x model x split with OLR (%),
 Perf, Cov (%) and parse rate (%), each with n and the bootstrap CI where it
 has one, as in the TEMPO paper's Table 2 (plus the parse rate, which a small
-local model needs beside OLR to be read correctly). The other reports:
+local model needs beside OLR to be read correctly); beside OLR, the strict OLR
+(undated and ambiguous claims counted as leaked, an upper bound) and the share of
+claims dated by the model's declared date alone. The other reports:
 :mod:`anachron.report.calibration`, :mod:`anachron.report.paired`,
 :mod:`anachron.report.datasets`.
 """
@@ -55,6 +57,10 @@ def format_main(df: pd.DataFrame) -> pd.DataFrame:
                 "n": int(r.n),
                 "OLR % [95% CI]": _fmt(r.olr, r.olr_ci_low, r.olr_ci_high, pct=True),
                 "n (OLR)": int(r.olr_n),
+                "strict OLR % [95% CI]": _fmt(r.olr_strict, r.olr_strict_ci_low, r.olr_strict_ci_high, pct=True),
+                "declared-only % [95% CI]": _fmt(
+                    r.declared_only_rate, r.declared_only_rate_ci_low, r.declared_only_rate_ci_high, pct=True
+                ),
                 "Perf [95% CI]": _fmt(r.perf, r.perf_ci_low, r.perf_ci_high),
                 "n (Perf)": int(r.perf_n),
                 "Cov %": _fmt(r.cov, pct=True),
@@ -97,7 +103,11 @@ def to_latex(df: pd.DataFrame, caption: str, label: str) -> str:
 
 MAIN_NOTE = (
     "OLR: mean share of evidence claims whose verified effective date is after the instance's cutoff "
-    "(instances with at least one parsed claim). Perf: task score in [0, 1] (stock: (Spearman + 1) / 2). "
+    "(instances with at least one parsed claim); undated and ambiguous claims count as not leaked. "
+    "Strict OLR: the same with undated claims and claims whose date straddles the cutoff (ambiguous) "
+    "counted as leaked, an upper bound. Declared-only: share of evidence claims whose date rests on the "
+    "model's declared source_date alone (no date in the text, no grounded or corpus evidence), pooled over "
+    "the run's claims: how much of a clean score is unverified. Perf: task score in [0, 1] (stock: (Spearman + 1) / 2). "
     "Cov: share of evidence items cited in the reasoning. Parse: share of completions with a valid JSON "
     "answer and prediction. Brackets: 95% percentile bootstrap CI over instances."
 )

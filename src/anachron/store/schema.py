@@ -64,6 +64,15 @@ EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_B
 #: Statuses whose prediction is scored (Perf).
 PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
 
+#: Values of ``verdict`` (tables ``claims``, ``planted_claims``; docs/verification.md#verdict): only
+#: ``leaked`` has ``leaked`` True; ``undated`` (no usable date) and ``ambiguous`` (a date interval
+#: that straddles the cutoff) are counted apart and counted as leaked by the strict OLR.
+VERDICT_LEAKED = "leaked"
+VERDICT_CLEAN = "clean"
+VERDICT_UNDATED = "undated"
+VERDICT_AMBIGUOUS = "ambiguous"
+VERDICTS = (VERDICT_LEAKED, VERDICT_CLEAN, VERDICT_UNDATED, VERDICT_AMBIGUOUS)
+
 #: Run keys every per-run table starts with.
 _RUN_KEYS: Columns = (("task", VARCHAR), ("method", VARCHAR), ("model", VARCHAR))
 
@@ -186,6 +195,7 @@ CLAIMS = Table(
         ("layer", VARCHAR),
         ("reason", VARCHAR),
         ("cited", BOOLEAN),
+        ("declared_only", BOOLEAN),
     ),
 )
 
@@ -212,7 +222,8 @@ TOOL_CALLS = Table(
 
 INSTANCE_SCORES = Table(
     "instance_scores",
-    "Per-instance OLR, Perf, Cov and parse status of a run (:func:`anachron.metrics.core.instance_scores`).",
+    "Per-instance OLR (and strict OLR), Perf, Cov and parse status of a run, with the claim counts by verdict "
+    "(:func:`anachron.metrics.core.instance_scores`).",
     (
         *_RUN_KEYS,
         ("split", VARCHAR),
@@ -222,9 +233,12 @@ INSTANCE_SCORES = Table(
         ("n_claims", BIGINT),
         ("n_leaked", BIGINT),
         ("n_undated", BIGINT),
+        ("n_ambiguous", BIGINT),
+        ("n_declared_only", BIGINT),
         ("n_reasoning_claims", BIGINT),
         ("n_reasoning_leaked", BIGINT),
         ("olr", DOUBLE),
+        ("olr_strict", DOUBLE),
         ("perf", DOUBLE),
         ("n_evidence", BIGINT),
         ("n_cited", BIGINT),
@@ -301,6 +315,8 @@ CALIBRATION = Table(
         ("n", BIGINT),
         ("n_flagged", BIGINT),
         ("n_undated", BIGINT),
+        ("n_ambiguous", BIGINT),
+        ("n_declared_only", BIGINT),
         ("rate", DOUBLE),
         ("ci_low", DOUBLE),
         ("ci_high", DOUBLE),
@@ -332,6 +348,7 @@ PLANTED_CLAIMS = Table(
         ("layer", VARCHAR),
         ("reason", VARCHAR),
         ("effective_date", VARCHAR),
+        ("declared_only", BOOLEAN),
         ("flagged", BOOLEAN),
         ("correct", BOOLEAN),
     ),
@@ -339,8 +356,9 @@ PLANTED_CLAIMS = Table(
 
 METRICS = Table(
     "metrics",
-    "Every aggregate per task x method x model x split with its bootstrap CI and n: OLR, Perf, Cov, "
-    "parse and undated rates, the trace metrics and Shapley-DCLR / Top-K (docs/metrics.md).",
+    "Every aggregate per task x method x model x split with its bootstrap CI and n: OLR and strict OLR, Perf, "
+    "Cov, parse, undated, ambiguous and declared-only rates, the trace metrics and Shapley-DCLR / Top-K "
+    "(docs/metrics.md).",
     (
         *_RUN_KEYS,
         ("split", VARCHAR),
@@ -401,13 +419,20 @@ SELECT task, method, model, split,
        max(ci_low) FILTER (WHERE metric = 'olr') AS olr_ci_low,
        max(ci_high) FILTER (WHERE metric = 'olr') AS olr_ci_high,
        max(n) FILTER (WHERE metric = 'olr') AS olr_n,
+       max(value) FILTER (WHERE metric = 'olr_strict') AS olr_strict,
+       max(ci_low) FILTER (WHERE metric = 'olr_strict') AS olr_strict_ci_low,
+       max(ci_high) FILTER (WHERE metric = 'olr_strict') AS olr_strict_ci_high,
+       max(value) FILTER (WHERE metric = 'declared_only_rate') AS declared_only_rate,
+       max(ci_low) FILTER (WHERE metric = 'declared_only_rate') AS declared_only_rate_ci_low,
+       max(ci_high) FILTER (WHERE metric = 'declared_only_rate') AS declared_only_rate_ci_high,
        max(value) FILTER (WHERE metric = 'perf') AS perf,
        max(ci_low) FILTER (WHERE metric = 'perf') AS perf_ci_low,
        max(ci_high) FILTER (WHERE metric = 'perf') AS perf_ci_high,
        max(n) FILTER (WHERE metric = 'perf') AS perf_n,
        max(value) FILTER (WHERE metric = 'cov') AS cov,
        max(value) FILTER (WHERE metric = 'parse_rate') AS parse_rate,
-       max(value) FILTER (WHERE metric = 'undated_rate') AS undated_rate
+       max(value) FILTER (WHERE metric = 'undated_rate') AS undated_rate,
+       max(value) FILTER (WHERE metric = 'ambiguous_rate') AS ambiguous_rate
 FROM metrics
 GROUP BY task, method, model, split
 ORDER BY task, method, model, split
