@@ -87,7 +87,7 @@ def stock_setup():
 
 def test_planting_kinds_truth_and_prices(stock_setup):
     instances, data = stock_setup
-    planted = plant_claims("stock", instances, data, n_per_kind=60, seed=1)
+    planted = plant_claims("stock", instances, data, n_per_kind=60, seed=1, n_real_per_kind=0)
     assert list(planted.columns) == PLANTED_COLUMNS
     assert planted.groupby("kind").size().to_dict() == {"outcome": 60, "post_cutoff": 60, "pre_cutoff": 60}
     assert set(planted["instance_id"]) <= {"stock-eval-0", "stock-eval-1", "stock-eval-2"}  # never train

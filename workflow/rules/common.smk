@@ -120,11 +120,14 @@ SHAPLEY_RUNS = shapley_runs()
 
 def calibration_inputs(wildcards):
     """Datasets of every task, the point-in-time data the grounded layer reads (the union of the
-    tasks' grounding_inputs; the planters draw facts from it too), and the Temporal Hint runs
-    whose evidence wording the planted claims imitate."""
+    tasks' grounding_inputs; the planters draw facts from it too), the dated news of a snapshot
+    (real headlines the planters re-word), and the Temporal Hint runs whose evidence wording the
+    planted claims imitate."""
     inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in TASKS}
     for t in TASKS:
         inputs.update(get_task(t).grounding_inputs(edgar=EDGAR))
+    if SNAPSHOT_DIR:
+        inputs["news"] = "data/raw/news/data.parquet"
     for t, m, mo in RUNS:
         if m == "temporal_hint":
             inputs[f"run_{t}_{mo}"] = f"results/runs/{t}/{m}/{mo}.parquet"

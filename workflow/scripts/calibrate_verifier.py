@@ -18,11 +18,15 @@ with log_to(sm.log[0]) as log:
     files = {k: v for k, v in sm.input.items() if not k.startswith(("dataset_", "run_"))}
     data = {k: pd.read_parquet(v) for k, v in files.items()}
     planted, groundings, contexts = [], {}, {}
+    # real news leaks may go without a readable date only when every calibrated layer set reads the corpus
+    corpus_dated = all("corpus" in layers for layers in cfg["layer_sets"])
     for task in sm.params.tasks:
         instances = pd.read_parquet(sm.input[f"dataset_{task}"])
         runs = [sm.input[k] for k in sm.input.keys() if k.startswith(f"run_{task}_")]
         completions = pd.concat([pd.read_parquet(p) for p in runs], ignore_index=True) if runs else None
-        planted.append(plant_claims(task, instances, data, n_per_kind=cfg["n_per_kind"], seed=cfg["seed"], completions=completions))
+        planted.append(plant_claims(task, instances, data, n_per_kind=cfg["n_per_kind"], seed=cfg["seed"],
+                                    completions=completions, n_real_per_kind=cfg.get("n_real_per_kind"),
+                                    corpus_dated=corpus_dated))
         groundings[task] = make_grounding(task, files)
         contexts.update(grounding_contexts(task, instances))
         log.info("%s: %d planted claims", task, len(planted[-1]))

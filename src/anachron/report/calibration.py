@@ -1,6 +1,7 @@
 """The verifier calibration report (``results/tables/calibration.md``): recall and false positives
-on planted claims per task and layer set, the styles that miss the bar, and the control-split OLR
-floor (issue 5; docs/verification.md#calibration). The numbers come from :mod:`anachron.verify.calibration`.
+on planted claims per task and layer set, the styles that miss the bar, the re-worded real claims
+per date format and declared date, and the control-split OLR floor (issues 5 and 10;
+docs/verification.md#calibration). The numbers come from :mod:`anachron.verify.calibration`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import pandas as pd
 
 from anachron.report.tables import missing
 from anachron.verify.calibration.evaluate import ALL_LEAKS, FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
+from anachron.verify.calibration.real import REAL_FAMILIES
+from anachron.verify.calibration.reword import DECLARED_MODES, REWORD_FORMATS
 
 
 def _pct(x: float) -> str:
@@ -32,14 +35,15 @@ def calibration_markdown(table: pd.DataFrame, control: pd.DataFrame | None = Non
     statements, and on both (the pass criterion), the false-positive rate on planted
     clean claims, each with its Wilson 95% interval and counts, and a PASS / FAIL line
     against recall >= ``recall_min`` and FP <= ``fp_max`` (point estimates; issue 5).
-    Then the wording styles that miss the bar, and the control-split OLR (rows of a
-    metrics table with metric == "olr", split == "control") next to the paper's
-    0.0-0.7% range (docs/metrics.md#control-floor).
+    Then the wording styles that miss the bar, the re-worded real claims per family and date
+    format and per family and declared mode (:func:`_real_claims_section`), and the
+    control-split OLR (rows of a metrics table with metric == "olr", split == "control") next to
+    the paper's 0.0-0.7% range (docs/metrics.md#control-floor).
     """
     lines = ["# Verifier calibration", "",
              f"Planted claims of known truth; recall on leaks (post-cutoff facts and outcome statements) must be "
              f">= {recall_min:.2f} and false positives on clean (pre-cutoff) claims <= {100 * fp_max:.0f}%, per task. "
-             "Rates with Wilson 95% intervals (flagged/n). Undated claims count as not flagged.", "",
+             "Rates with Wilson 95% intervals (flagged/n). Undated and ambiguous claims count as not flagged.", "",
              "| task | layers | recall post-cutoff | recall outcome | recall all leaks | FP pre-cutoff | undated (leak/clean) | verdict |",
              "|---|---|---|---|---|---|---|---|"]
     overall = table[table["style"] == "all"]
@@ -75,6 +79,7 @@ def calibration_markdown(table: pd.DataFrame, control: pd.DataFrame | None = Non
             lines.append(f"| {r['task']} | {r['layers']} | {r['kind']} | `{r['style']}` | {r['metric']} | {_pct(r['rate'])} | "
                          f"{int(r['_miss'])} | {int(r['n'])} |")
         lines.append("")
+    lines += _real_claims_section(table)
     lines += ["## Control split: OLR false-positive floor", ""]
     lo, hi = PAPER_CONTROL_OLR
     if control is None or control.empty:
@@ -95,6 +100,38 @@ def calibration_markdown(table: pd.DataFrame, control: pd.DataFrame | None = Non
                          f"[{_pct(r.get('ci_low', float('nan')))}, {_pct(r.get('ci_high', float('nan')))}] | {r.get('n', '')} | {cmp_} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _real_claims_section(table: pd.DataFrame) -> list[str]:
+    """Markdown lines: recall on post-cutoff and FP on pre-cutoff re-worded real claims (families
+    :data:`~anachron.verify.calibration.real.REAL_FAMILIES`) per task, layer set and family, by date
+    format (``family_date`` facet rows) and by declared date (``family_declared`` rows)."""
+    lines = ["## Re-worded real claims", "",
+             "Real news headlines and EDGAR figures as filed, their public date written in another format "
+             "(or not at all) and the declared date honest, missing or falsely early "
+             "(docs/verification.md#calibration).", ""]
+    facets = table[table["style"].str.match(r"family_(?:date|declared)=", na=False)] if len(table) else table
+    if not len(facets):
+        lines += ["No re-worded real claims (no news snapshot or EDGAR facts).", ""]
+        return lines
+    parts = facets["style"].str.split("=", n=1)
+    value = parts.str[1].str.split(":", n=1)
+    facets = facets.assign(_facet=parts.str[0], _family=value.str[0], _what=value.str[1])
+    facets = facets[facets["_family"].isin(REAL_FAMILIES)]
+    if facets.empty:
+        lines += ["No re-worded real claims (no news snapshot or EDGAR facts).", ""]
+        return lines
+    order = {v: i for i, v in enumerate((*REWORD_FORMATS, *DECLARED_MODES))}
+    lines += ["| task | layers | family | date written / declared | recall post-cutoff | FP pre-cutoff |",
+              "|---|---|---|---|---|---|"]
+    for (task, layers, fam, fct), g in facets.groupby(["task", "layers", "_family", "_facet"], sort=True):
+        by = {(r["_what"], r["kind"]): r for _, r in g.iterrows()}
+        for what in sorted({w for w, _ in by}, key=lambda w: order.get(w, len(order))):
+            label = f"date `{what}`" if fct == "family_date" else f"declared `{what}`"
+            lines.append(f"| {task} | {layers} | {fam} | {label} | {_cell(by.get((what, 'post_cutoff')))} | "
+                         f"{_cell(by.get((what, 'pre_cutoff')))} |")
+    lines.append("")
+    return lines
 
 
 def calibration_report(con: duckdb.DuckDBPyConnection) -> str:

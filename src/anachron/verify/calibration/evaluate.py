@@ -27,7 +27,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from anachron.store.schema import CALIBRATION_COLUMNS
+from anachron.metrics.core import claim_flag
+from anachron.store.schema import CALIBRATION_COLUMNS, VERDICT_AMBIGUOUS, VERDICT_UNDATED
 from anachron.verify.calibration.planting import KINDS, LEAK_KINDS
 
 #: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks" of issue 5).
@@ -59,8 +60,9 @@ def default_verify_fn(groundings: Mapping[str, Any], contexts: Mapping[str, Mapp
 
     Returns:
         ``fn(planted, layers) -> DataFrame`` aligned to ``planted``'s rows with columns
-        leaked, verdict (leaked / clean / undated), layer, reason, effective_date.
-        Undated claims are not flagged (``leaked`` False); :func:`calibrate` counts them.
+        leaked, verdict (leaked / clean / undated / ambiguous), layer, reason, effective_date
+        (and ``declared_only`` where the verifier sets it).
+        Undated and ambiguous claims are not flagged (``leaked`` False); :func:`calibrate` counts them.
     """
     from anachron.verify.pipeline import verify_table
 
@@ -83,7 +85,8 @@ def verify_planted(planted: pd.DataFrame, verify_fn: VerifyFn, layer_sets: Itera
 
     Returns:
         ``planted`` columns + layers (name), leaked, verdict, layer, reason (and whatever
-        else ``verify_fn`` returns), ``flagged`` (= leaked, bool), ``correct``.
+        else ``verify_fn`` returns), ``declared_only`` (False where ``verify_fn`` gives none),
+        ``flagged`` (= leaked, bool), ``correct``.
 
     Raises:
         ValueError: ``verify_fn`` returned a frame of the wrong length or without ``leaked``.
@@ -102,6 +105,7 @@ def verify_planted(planted: pd.DataFrame, verify_fn: VerifyFn, layer_sets: Itera
             block[col] = res[col].to_numpy()
         if "verdict" not in block:
             block["verdict"] = np.where(block["leaked"], "leaked", "clean")
+        block["declared_only"] = claim_flag(block, "declared_only")
         block["flagged"] = block["leaked"].fillna(False).astype(bool)
         block["correct"] = block["flagged"] == block["truth_leaked"].astype(bool)
         blocks.append(block)
@@ -125,7 +129,9 @@ def _summary_row(task: str, layers: str, kind: str, style: str, sub: pd.DataFram
     lo, hi = wilson_ci(k, n)
     return dict(task=task, layers=layers, kind=kind, style=style,
                 metric="fp_rate" if kind == "pre_cutoff" else "recall", n=n, n_flagged=k,
-                n_undated=int((sub["verdict"] == "undated").sum()), rate=k / n if n else float("nan"),
+                n_undated=int((sub["verdict"] == VERDICT_UNDATED).sum()),
+                n_ambiguous=int((sub["verdict"] == VERDICT_AMBIGUOUS).sum()),
+                n_declared_only=int(claim_flag(sub, "declared_only").sum()), rate=k / n if n else float("nan"),
                 ci_low=lo, ci_high=hi)
 
 
@@ -134,10 +140,13 @@ def summarize_calibration(verified: pd.DataFrame) -> pd.DataFrame:
 
     Rows per (task, layers, kind) with ``style == "all"``, a pooled ``all_leaks`` row
     (post_cutoff + outcome), rows per facet of the style (``family=price``,
-    ``wording=price:close_active_name``, ``date=on_day``, ``declared=missing``) and rows per
+    ``wording=price:close_active_name``, ``date=on_day``, ``declared=missing``, and per family
+    ``family_date=news:us_short``, ``family_declared=news:false_early``) and rows per
     full style (``family:wording:date:declared=...``). ``rate`` is the
     share flagged: recall for leak kinds, the false-positive rate for ``pre_cutoff``;
-    Wilson 95% interval; ``n_undated`` claims got no date (counted as not flagged).
+    Wilson 95% interval; ``n_undated`` claims got no date and ``n_ambiguous`` ones a date interval
+    that straddles the cutoff (both counted as not flagged); ``n_declared_only`` were dated by the
+    declared date alone (flagged or not).
     """
     rows = []
     for (task, layers), g in verified.groupby(["task", "layers"], sort=True):
@@ -149,11 +158,14 @@ def summarize_calibration(verified: pd.DataFrame) -> pd.DataFrame:
         if len(leaks):
             rows.append(_summary_row(task, layers, ALL_LEAKS, "all", leaks))
         parts = g["style"].str.split(":")
+        declared = parts.str[3].str.replace("declared=", "", regex=False)
         facets = {
             "family": parts.str[0],
             "wording": parts.str[0] + ":" + parts.str[1],
             "date": parts.str[2],
-            "declared": parts.str[3].str.replace("declared=", "", regex=False),
+            "declared": declared,
+            "family_date": parts.str[0] + ":" + parts.str[2],
+            "family_declared": parts.str[0] + ":" + declared,
         }
         for facet, values in facets.items():
             for (kind, value), sub in g.assign(_v=values.to_numpy()).groupby(["kind", "_v"], sort=True):

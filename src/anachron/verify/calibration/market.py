@@ -3,7 +3,8 @@
 :class:`MarketFamilies` plants company figures first public in an EDGAR filing
 (:func:`edgar_facts`) and S&P 500 index changes, the families the stock and forecast
 planters extend. The grounded checks built from the same data are in
-:mod:`anachron.verify.layers.market`.
+:mod:`anachron.verify.layers.market`. :class:`MarketFamilies` inherits the real-fact families
+(news headlines, EDGAR figures as filed) of :mod:`anachron.verify.calibration.real`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anachron.verify.calibration.planting import Plant, Planter, PlantInstance, long_date, money_text, short_name
+from anachron.verify.calibration.planting import Plant, PlantInstance, display_name, long_date, money_text, short_name
+from anachron.verify.calibration.real import RealFamilies
 
 
 _EDGAR_CONCEPTS = {
@@ -78,7 +80,7 @@ def edgar_facts(edgar: pd.DataFrame) -> pd.DataFrame:
         end_y = (r.end - dt.timedelta(days=7)).year
         fy_label = end_y if end_m <= m else end_y + 1
         fq = 0 if r.period == "FY" else ((end_m - m - 1) % 12) // 3 + 1
-        company = short_name(str(r.entity_name)).title() if str(r.entity_name).isupper() else short_name(str(r.entity_name))
+        company = display_name(r.entity_name)
         ticker = next((t for k, t in _EDGAR_KNOWN.items() if k in company.lower()), None)
         out.append(
             dict(company=company, ticker=ticker, concept=r.concept, measure=_EDGAR_CONCEPTS[r.concept], unit=r.unit,
@@ -110,13 +112,15 @@ def _edgar_body(r: Any, wording: str) -> str:
     return f"In the {_ORDINAL[r.fq]} quarter of fiscal {r.fy}, {who} posted {r.measure} of {value}"
 
 
-class MarketFamilies(Planter):
+class MarketFamilies(RealFamilies):
     """Planter families shared by the tasks about listed companies (stock, forecast): company
     figures first public in an EDGAR filing (:meth:`edgar`) and S&P 500 index changes
-    (:meth:`index_change`), both dated by grounding tables even without a date in the text.
+    (:meth:`index_change`), both dated by grounding tables even without a date in the text;
+    and the re-worded real facts of :class:`~anachron.verify.calibration.real.RealFamilies`
+    (news headlines, EDGAR figures as filed).
 
     ``data``: ``edgar`` (EDGAR companyfacts rows), ``sp500_changes`` and ``sp500_sectors``
-    (company names), each optional.
+    (company names), ``news`` (the news snapshot), each optional.
     """
 
     grounded_families = {"edgar", "index"}

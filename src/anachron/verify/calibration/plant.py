@@ -10,7 +10,7 @@ module, never this one (which looks tasks up in the registry).
 from __future__ import annotations
 
 import zlib
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,14 @@ import pandas as pd
 from anachron.store.schema import PLANTED_COLUMNS
 from anachron.tasks.base import Task
 from anachron.tasks.registry import TASKS, find_task
-from anachron.verify.calibration.planting import KINDS, LEAK_KINDS, completion_frames, planting_instances
+from anachron.verify.calibration.planting import (
+    KINDS,
+    LEAK_KINDS,
+    Planter,
+    PlantInstance,
+    completion_frames,
+    planting_instances,
+)
 
 
 def plant_claims(
@@ -29,6 +36,8 @@ def plant_claims(
     n_per_kind: int,
     seed: int,
     completions: pd.DataFrame | None = None,
+    n_real_per_kind: int | None = None,
+    corpus_dated: bool = False,
 ) -> pd.DataFrame:
     """Plant claims of known truth on ``task``'s eval and control instances.
 
@@ -41,6 +50,7 @@ def plant_claims(
         data: point-in-time tables, whichever exist: ``prices`` (ticker, date, close;
             required for stock), ``edgar`` (EDGAR companyfacts rows with ``filed``),
             ``sp500_changes`` (date, add, remove), ``sp500_sectors`` (as_of, ticker, name),
+            ``news`` (the news snapshot: published_at, title, source, ticker),
             ``contracts`` (salary: league, player, team, signing_date, aav, total_value,
             years; default: the dataset's own labels).
         n_per_kind: claims per kind (``post_cutoff``, ``pre_cutoff``, ``outcome``) for this
@@ -49,12 +59,20 @@ def plant_claims(
         seed: seed; planting is a deterministic function of (task, instances, data, seed).
         completions: optional run table; openers of its real evidence facts
             ("According to ...") are reused on about a fifth of the claims.
+        n_real_per_kind: re-worded real facts per kind (``post_cutoff``, ``pre_cutoff``) of the
+            planter's :meth:`~anachron.verify.calibration.planting.Planter.real_families`
+            (stock and forecast: news headlines, EDGAR figures as filed), planted after the
+            template claims with a generator of their own, so the template claims do not
+            depend on them; default ``n_per_kind``; 0 plants none.
+        corpus_dated: the calibrated verifier reads the dated corpus, so real news leaks may
+            carry no date a rule can read (see :mod:`anachron.verify.calibration.real`).
 
     Returns:
         DataFrame with :data:`PLANTED_COLUMNS`; ``style`` is
         ``family:wording:date_style:declared=...`` (``:frame`` appended when a real
         opener was used). ``truth_date`` is the ISO date the fact became public (None
-        where only "on or before the cutoff" is known: lower-court rulings).
+        where only "on or before the cutoff" is known: lower-court rulings). Template
+        claims first, then the real ones (families ``news``, ``edgar_filed``).
 
     Raises:
         ValueError: unknown task or one without a planter, or no eval/control instance.
@@ -72,11 +90,25 @@ def plant_claims(
     planter = task_obj.planter(insts, data, rng, frames, all_instances=instances)
     if planter is None:
         raise ValueError(f"task {task!r} plants no claims")
+    planter.corpus_dated = corpus_dated
+    rows = _plant_block(task, planter, insts, planter.families, n_per_kind)
+    n_real = n_per_kind if n_real_per_kind is None else n_real_per_kind
+    if n_real > 0:
+        planter.rng = np.random.default_rng([int(seed), zlib.crc32(task.encode()), 1])
+        rows += _plant_block(task, planter, insts, planter.real_families, n_real)
+    return pd.DataFrame(rows, columns=PLANTED_COLUMNS)
+
+
+def _plant_block(task: str, planter: Planter, insts: list[PlantInstance], families: Callable[[str], list[Any]],
+                 n_per_kind: int) -> list[dict[str, Any]]:
+    """Up to ``n_per_kind`` claims per kind from ``families(kind)`` (none for a kind without
+    families): instances drawn at random, families in turn for the first ``2 n`` tries, then at
+    random; a family with no candidate for an instance is skipped for that draw."""
     rows: list[dict[str, Any]] = []
     for kind in KINDS:
-        fams = planter.families(kind)
+        fams = families(kind)
         made, tries = 0, 0
-        while made < n_per_kind and tries < 50 * n_per_kind + 100:
+        while fams and made < n_per_kind and tries < 50 * n_per_kind + 100:
             fam = fams[tries % len(fams)] if tries < n_per_kind * 2 else planter.pick(fams)
             tries += 1
             inst = planter.pick(insts)
@@ -89,4 +121,4 @@ def plant_claims(
                      truth_date=p.truth_date.isoformat() if p.truth_date else None)
             )
             made += 1
-    return pd.DataFrame(rows, columns=PLANTED_COLUMNS)
+    return rows

@@ -68,6 +68,13 @@ def short_name(name: str) -> str:
     return out
 
 
+def display_name(entity_name: str) -> str:
+    """A company as text would name it: the short name, title-cased when the record is in
+    capitals ('NVIDIA CORP' -> 'Nvidia'; 'Apple Inc.' -> 'Apple')."""
+    name = str(entity_name)
+    return short_name(name).title() if name.isupper() else short_name(name)
+
+
 def _quarter_start(d: dt.date) -> dt.date:
     return dt.date(d.year, 3 * ((d.month - 1) // 3) + 1, 1)
 
@@ -179,6 +186,9 @@ class Planter:
 
     #: families whose facts a grounding table can date even with no date in the text
     grounded_families: set[str] = set()
+    #: whether the verifier under calibration reads the dated corpus, so that a real news fact
+    #: may be planted with no date a rule can read (set by :func:`~anachron.verify.calibration.plant.plant_claims`)
+    corpus_dated: bool = False
 
     def __init__(self, insts: list[PlantInstance], data: Mapping[str, pd.DataFrame], rng: np.random.Generator, frames: list[str]):
         self.insts = insts
@@ -189,6 +199,12 @@ class Planter:
     def families(self, kind: str) -> list[Callable[[PlantInstance, str], Plant | None]]:
         """The families planting ``kind`` (``post_cutoff``, ``pre_cutoff`` or ``outcome``) claims."""
         raise NotImplementedError
+
+    def real_families(self, kind: str) -> list[Callable[[PlantInstance, str], Plant | None]]:
+        """The families planting re-worded *real* facts of ``kind`` (news headlines, EDGAR figures as
+        filed: :mod:`anachron.verify.calibration.real`), planted as a block of their own after the
+        template families. Default: none."""
+        return []
 
     # -- shared choices ---------------------------------------------------------
 
