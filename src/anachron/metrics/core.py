@@ -71,6 +71,8 @@ def instance_scores(
         n_cited = int(c["cited"].sum()) if evidence_ok else 0
         n_undated = int((c["verdict"] == VERDICT_UNDATED).sum()) if evidence_ok else 0
         n_ambiguous = int((c["verdict"] == VERDICT_AMBIGUOUS).sum()) if evidence_ok else 0
+        unresolved = c["verdict"].isin([VERDICT_UNDATED, VERDICT_AMBIGUOUS])
+        n_strict = int((claim_flag(c, "leaked") | unresolved).sum()) if evidence_ok else 0
         perf = np.nan
         if r.parse_status in PREDICTION_USABLE:
             perf = float(perf_fn(r.instance_id, json.loads(r.prediction)))
@@ -91,7 +93,7 @@ def instance_scores(
                 "n_reasoning_claims": int(len(reasoning)) if evidence_ok else 0,
                 "n_reasoning_leaked": int(reasoning["leaked"].sum()) if evidence_ok else 0,
                 "olr": n_leaked / n_claims if n_claims else np.nan,
-                "olr_strict": (n_leaked + n_undated + n_ambiguous) / n_claims if n_claims else np.nan,
+                "olr_strict": n_strict / n_claims if n_claims else np.nan,
                 "perf": perf,
                 "n_evidence": n_claims,
                 "n_cited": n_cited,
