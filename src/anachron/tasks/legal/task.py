@@ -95,6 +95,9 @@ class LegalTask(ProbabilityTask):
             "decision_date": lab["decision_date"],
             "outcome": lab["outcome"],
             "petitioner_wins": lab["petitioner_wins"],
+            # what the case is about: ties an unnamed ruling to it (grounding.states_ruling)
+            "facts": inp.get("facts"),
+            "question": inp.get("question"),
         }
 
     def describe(self, inputs):
