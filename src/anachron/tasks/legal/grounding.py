@@ -68,7 +68,8 @@ _SUPREME = re.compile(
 #: lower courts ("Judge Furman"), immigration and administrative law judges.
 _TRIBUNAL = re.compile(
     r"\b(?:(?i:arbitrat(?:or|ors|ion\s+panel)|(?:the\s+)?jur(?:y|ies)|(?:immigration|administrative(?:\s+law)?)\s+judges?"
-    r"|hearing\s+(?:officer|examiner)|(?:the\s+)?agency|(?:the\s+)?board|commission(?:ers?)?|the\s+panel|panel\s+majority"
+    r"|hearing\s+(?:officer|examiner)|the\s+agency(?!['’]s|\s+(?:deference|rule|regulation|action|interpretation|reading)s?\b)"
+    r"|(?:the\s+)?board|commission(?:ers?)?|the\s+panel|panel\s+majority"
     r"|the\s+(?:decision|judgment|ruling|court)\s+below|on\s+(?:direct\s+)?appeal)"
     r"|Judge\s+[A-Z][\w.'’-]+|ALJs?|BIA|NLRB|FCC|FTC|SEC|EPA|FERC|(?:[A-Z][\w'’-]*\s+){0,4}(?:Commission|Board|Agency))\b"
 )
@@ -78,13 +79,15 @@ JUSTICES = ("Alito", "Barrett", "Blackmun", "Brennan", "Breyer", "Burger", "Gins
             "O'Connor", "O’Connor", "Rehnquist", "Scalia", "Sotomayor", "Souter", "Stevens")
 _JUSTICE_NAMES = re.compile(rf"\b(?:{'|'.join(JUSTICES)})\b")
 
-#: Verbs of deciding a case (past or present; "will rule" and "to reverse" are not).
+#: Verbs of deciding a case (past, present or participle; "will rule" and "to reverse" are not).
 RULING = re.compile(
     r"\b(?:ruled|rules|held|holds|decided|decides|reversed|reverses|affirmed|affirms|vacated|vacates|remanded|remands|"
     r"overturned|overturns|overruled|overrules|invalidated|invalidates|struck\s+down|strikes\s+down|upheld|upholds|"
     r"sided\s+with|sides\s+with|found|finds\s+(?:that|for|against)|concluded\s+that|rejected|rejects|dismissed|dismisses|"
     r"threw\s+out|throws\s+out|let\s+stand|agreed\s+with|went\s+(?:for|against)|opinion\s+of\s+the\s+court|"
-    r"sent\s+(?:\w+\s+){0,3}?back)\b",
+    r"sent\s+(?:\w+\s+){0,3}?back|"
+    r"siding\s+with|ruling\s+(?:that|for|against|in\s+favou?r)|holding\s+that|reversing|affirming|vacating|upholding|"
+    r"striking\s+down|overturning|overruling|invalidating|finding\s+(?:that|for|against))\b",
     re.I,
 )
 #: Forms of a decided case's opinions and votes ("dissented", "wrote for the majority", "unanimously").
@@ -112,7 +115,7 @@ _REVIEWED = re.compile(
 )
 _PASSIVE = re.compile(r"\b(?:was|were|been|is|are|being|got)\s+(?:\w+ly\s+)?$", re.I)
 # "ruled 9-0 in Riley": a decision placed in a named case
-_IN_CASE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}?in\s+(?P<name>[A-Z][\w'’.-]+)(?!['’]s\b)")
+_IN_CASE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}?in\s+(?P<name>[A-Z][\w.-]+)(?![\w.-]|['’]s\b)")
 _NOT_A_CASE = re.compile(
     rf"^(?:{'|'.join(m for m in ('January February March April May June July August September October November December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec'.split()))}"
     r"|The|This|That|These|Its|His|Her|Their|Our|A|An|Favor|Favour|Part|Addition|Fact|Response|Light|Short|Sum)\b"
@@ -130,6 +133,9 @@ _BARE_DISPOSITION = re.compile(
     r"(?:\s+in\s+part)?\s*(?:[.;]|$)",
     re.I,
 )
+# coordination keeps the subject ("the Court declined to X but narrowed it"); subordinate
+# clauses ("before", "after", "while") and sentence ends have their own
+_COORDINATION = re.compile(r"\b(?:but|and\s+then|then)\b", re.I)
 _PERFECT = re.compile(r"\b(?:has|have|had|having)\s+(?:\w+ly\s+|long\s+|since\s+|already\s+)?$", re.I)
 #: Marks of another, earlier case ("in a prior case", "precedent", "previously held").
 _PRIOR_CASE = re.compile(
@@ -171,15 +177,14 @@ _NO_TOPIC = frozenset(
 
 
 def _topic_words(text: str) -> set[str]:
-    """Content words of ``text`` (4+ letters, lower case, a plural's "s" dropped) that say what a
-    case is about, without the words of every case (:data:`_NO_TOPIC`)."""
+    """Content words of ``text`` that say what a case is about, as stems (lower case, the first
+    five letters: "deference" and "deferring" meet), without function words and the words of
+    every case (:data:`_NO_TOPIC`); words of 4+ letters."""
     out = set()
-    for w in re.findall(r"[A-Za-z][A-Za-z'’-]{3,}", text):
-        w = re.sub(r"['’]s$", "", w.lower()).strip("-'’")
-        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
+    for w in re.findall(r"[A-Za-z][A-Za-z'’]{3,}", text):
+        w = re.sub(r"['’]s$", "", w.lower()).strip("'’")
         if len(w) >= 4 and w not in _NO_TOPIC and w not in STOP_WORDS:
-            out.add(w)
+            out.add(w[:5])
     return out
 
 
@@ -198,10 +203,15 @@ def _words(s: str) -> set[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _case_names(case_name: str, petitioner: str, respondent: str) -> tuple[tuple[str, ...], tuple[tuple[str, set[str]], ...]]:
-    """(aliases, sides) of a case; see :func:`case_aliases`. ``sides``: each side of the case
-    name as (normalised text, its distinctive words; empty for a generic litigant)."""
+def _case_names(
+    case_name: str, petitioner: str, respondent: str
+) -> tuple[tuple[str, ...], tuple[tuple[str, set[str]], ...], tuple[str, ...]]:
+    """(aliases, sides, designations) of a case; see :func:`case_aliases`. ``sides``: each side
+    of the case name as (normalised text, its distinctive words; empty for a generic litigant);
+    ``designations``: the parties as the case lists them, generic ones too ("united states",
+    "william p barr attorney general"), normalised."""
     aliases: list[str] = []
+    designations: list[str] = []
     sides = []
     for side in case_parties(case_name):
         distinctive = {w for w in side.split() if w not in _GENERIC_WORDS and len(w) >= 3} if party_key(side) else set()
@@ -209,26 +219,31 @@ def _case_names(case_name: str, petitioner: str, respondent: str) -> tuple[tuple
         if distinctive:
             aliases.append(side)
             first = side.split()[0]
-            if len(first) >= 4 and first not in _GENERIC_WORDS:
+            if len(side.split()) <= 3 and len(first) >= 4 and first not in _GENERIC_WORDS:
                 aliases.append(first)
     for party in (petitioner, respondent):
         for one in re.split(r";|\band\b(?=\s+[A-Z])", party):
+            full = case_name_key(re.split(r"\bet\.?\s+al\b", one, flags=re.I)[0])
+            if full and full not in designations:
+                designations.append(full)
             key = party_key(one)
             if key:
                 aliases.append(key)
                 last = key.split()[-1]
-                if len(key.split()) >= 2 and len(last) >= 4 and last not in _GENERIC_WORDS and last in _words(case_name.lower()):
-                    aliases.append(last)
-    return tuple(dict.fromkeys(a for a in aliases if a)), tuple(sides)
+                if len(key.split()) >= 2 and len(last) >= 4 and last not in _GENERIC_WORDS and any(
+                    side == last for side in case_parties(case_name)
+                ):
+                    aliases.append(last)  # a person the case is named after ("Glossip" of "Richard E. Glossip")
+    return tuple(dict.fromkeys(a for a in aliases if a)), tuple(sides), tuple(designations)
 
 
 def case_aliases(instance: Mapping[str, Any]) -> tuple[str, ...]:
     """The names a claim may give this case besides "X v. Y", normalised like
     :func:`~anachron.tasks.legal.dataset.case_name_key` (lower case, no "Inc."/"Ltd."/"et al."):
     each side that is not a generic litigant (the United States, a state, an official); the
-    first word of such a side when distinctive ("masterpiece" for "Masterpiece Cakeshop, Ltd.
-    v. Colorado Civil Rights Commission"); each party's own name, and a person's surname when
-    the case is named after it ("glossip")."""
+    first word of such a side of up to three words when distinctive ("masterpiece" for
+    "Masterpiece Cakeshop, Ltd. v. Colorado Civil Rights Commission"); each party's own name,
+    and a person's surname when the case is named after it ("glossip")."""
     return _case_names(str(instance.get("case_name") or ""), str(instance.get("petitioner") or ""),
                        str(instance.get("respondent") or ""))[0]
 
@@ -241,6 +256,9 @@ def _side_matches(cited: str, side: tuple[str, set[str]]) -> bool:
     return bool(words & distinctive) if distinctive else bool(words) and words <= (_words(text) | _GENERIC_WORDS) and bool(words & _words(text))
 
 
+_NOT_INSTITUTION = r"(?!\s+(?:Supreme\s+Court|Court|District|Circuit|Senate|Congress|Attorney|Department|Government|Army|Navy)\b)"
+
+
 def case_mentions(fact: str, instance: Mapping[str, Any]) -> tuple[list[tuple[int, int]], list[tuple[int, int]], bool]:
     """``(cites of this case, other names of it, another case cited)`` in ``fact``.
 
@@ -249,10 +267,11 @@ def case_mentions(fact: str, instance: Mapping[str, Any]) -> tuple[list[tuple[in
     (:func:`_side_matches`); otherwise it is another case (a precedent, even one that shares a
     party: "Kerry v. Din" is not "Zivotofsky v. Kerry"). Outside cites, an alias of this case
     (:func:`case_aliases`) written with a capital ("Glossip", "Masterpiece Cakeshop") names it
-    less surely: a party, or the case by its short name.
+    less surely: a party, or the case by its short name; so does a party's full designation as
+    the case lists it, generic ones included ("United States of America", "State of Arizona").
     """
-    aliases, sides = _case_names(str(instance.get("case_name") or ""), str(instance.get("petitioner") or ""),
-                                 str(instance.get("respondent") or ""))
+    aliases, sides, designations = _case_names(str(instance.get("case_name") or ""), str(instance.get("petitioner") or ""),
+                                               str(instance.get("respondent") or ""))
     cites: list[tuple[int, int]] = []
     taken: list[tuple[int, int]] = []
     other = False
@@ -271,8 +290,9 @@ def case_mentions(fact: str, instance: Mapping[str, Any]) -> tuple[list[tuple[in
         else:
             other = True
     names: list[tuple[int, int]] = []
-    for alias in aliases:
-        pattern = r"\b" + r"[\s,.'’&-]+".join(re.escape(w) for w in alias.split()) + r"\b"
+    for alias in aliases + designations:
+        # a party's name, not part of an institution's ("the United States Supreme Court")
+        pattern = r"\b" + r"[\s,.'’&-]+".join(re.escape(w) for w in alias.split()) + r"\b" + _NOT_INSTITUTION
         for m in re.finditer(pattern, fact, re.I):
             if m[0][:1].isupper() and not any(a <= m.start() < b for a, b in taken + names):
                 names.append(m.span())
@@ -284,12 +304,16 @@ def _supreme_case(instance: Mapping[str, Any]) -> bool:
     return not court or "supreme" in court.lower()
 
 
-def _court_mentions(fact: str, instance: Mapping[str, Any], case_spans: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+def _court_mentions(
+    fact: str, instance: Mapping[str, Any], cites: list[tuple[int, int]], names: list[tuple[int, int]]
+) -> list[tuple[int, int, str]]:
     """(start, end, kind) of every decider named in ``fact``: ``own`` (the court deciding this
     case: the Court, a Justice, its majority or opinion, a vote of its size), ``case`` (this
     case named, a subject in "Glossip v. Gross upheld ..."), ``lower`` (a court below it),
     ``agency`` (an agency, board, arbitrator, jury or trial judge) or ``other`` (in an appellate
-    case, the Supreme Court). Lower courts are found first and masked before the Supreme Court is looked for."""
+    case, the Supreme Court). Cites of this case are masked first, then lower courts are found
+    and masked, then this case's other names outside them ("Georgia" in "the Supreme Court of
+    Georgia" is a court's name), and last the Supreme Court."""
     out: list[tuple[int, int, str]] = []
     masked = fact
 
@@ -297,7 +321,7 @@ def _court_mentions(fact: str, instance: Mapping[str, Any], case_spans: list[tup
         nonlocal masked
         masked = masked[:a] + " " * (b - a) + masked[b:]
 
-    for a, b in case_spans:
+    for a, b in cites:
         out.append((a, b, "case"))
         mask(a, b)
     supreme_case = _supreme_case(instance)
@@ -313,6 +337,10 @@ def _court_mentions(fact: str, instance: Mapping[str, Any], case_spans: list[tup
         for m in pat.finditer(masked):
             out.append((m.start(), m.end(), kind))
             mask(*m.span())
+    for a, b in names:
+        if masked[a:b] == fact[a:b]:  # not inside a court's name
+            out.append((a, b, "case"))
+            mask(a, b)
     for m in _SUPREME.finditer(masked):
         out.append((m.start(), m.end(), "own" if supreme_case else "other"))
         mask(*m.span())
@@ -342,7 +370,8 @@ def _subject(fact: str, span: tuple[int, int], courts: list[tuple[int, int, str]
 
     Passive "... by the <court>" takes the court after "by" (within 80 characters, same
     clause); otherwise the nearest decider that ends before the signal, provided no clause
-    break ("but", "before", "; ") separates them; a court vote is its own subject. In a
+    break ("before", "while", "; ") separates them ("but" and "then" coordinate two verbs of
+    one subject); a court vote is its own subject. In a
     Supreme Court case, a passive without agent whose subject is the court under review
     (:data:`_REVIEWED`: "the Ninth Circuit's ruling was vacated") is the Court's act.
     """
@@ -366,7 +395,9 @@ def _subject(fact: str, span: tuple[int, int], courts: list[tuple[int, int, str]
     before = [(s, e, k) for s, e, k in courts if e <= start]
     if before:
         s, e, kind = before[-1]
-        if not _CLAUSE_BREAK.search(fact[e:start]):
+        between = fact[e:start]
+        # "... but narrowed it": a coordinated verb without its own subject keeps the one before
+        if not _CLAUSE_BREAK.search(_COORDINATION.sub(" ", between)):
             if kind in ("lower", "agency") and supreme_case and _PASSIVE.search(fact[max(0, start - 30) : start]) and _REVIEWED.search(fact[s:e]):
                 return "own"  # "the Tenth Circuit's judgment was reversed": the court under review is the object
             return kind
@@ -383,6 +414,27 @@ def _ruling_dates(fact: str) -> list[Any]:
             continue
         out.append(p)
     return out
+
+
+def _party_topic(instance: Mapping[str, Any]) -> frozenset[str]:
+    """:func:`_topic_words` of the case's aliases and party designations."""
+    aliases, _, designations = _case_names(str(instance.get("case_name") or ""), str(instance.get("petitioner") or ""),
+                                           str(instance.get("respondent") or ""))
+    return frozenset(_topic_words(" ".join(aliases + designations)))
+
+
+def _names_court_below(fact: str, instance: Mapping[str, Any]) -> bool:
+    """Whether ``fact`` names the court whose judgment this case reviews (``lower_court``:
+    "United States Court of Appeals for the Tenth Circuit" -> "Tenth Circuit"; a state's court
+    -> the state named with "court")."""
+    below = str(instance.get("lower_court") or "")
+    m = re.search(r"\b(\w+|D\.C\.)\s+Circuit\b", below)
+    if m:
+        return re.search(rf"\b{re.escape(m[1])}\s+Circuit\b", fact, re.I) is not None
+    state = re.search(rf"\b(?:{STATES})\b", below)
+    if state and state[0] != "State":
+        return re.search(rf"\b{re.escape(state[0])}(?:['’]s)?\s+(?:\w+\s+){{0,2}}?[Cc]ourt\b", fact) is not None
+    return False
 
 
 def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
@@ -406,10 +458,10 @@ def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
       Riley"), the ruling is not dated on or before the cutoff, and something ties it to this
       case: a vote or opinion of the Court ("struck down the ban 6-3", "Sotomayor was the lone
       dissenter"), the case referred to ("the case", "the writ", "the petitioner", a bare
-      disposition: "vacated and remanded"), or its parties and subject matter: at least as
+      disposition: "vacated and remanded", the court below: :func:`_names_court_below`), or its parties and subject matter: at least as
       many of the claim's content words (:func:`_topic_words`) in the case's names, ``facts``
-      and ``question`` as outside them (a party's other disputes bring their own subject:
-      "rejected a challenge to Trump's steel tariffs").
+      and ``question`` as outside them, and two of them unless a party is named (a party's
+      other disputes bring their own subject: "rejected a challenge to Trump's steel tariffs").
     """
     signals = _signals(fact)
     party_signals = [m.span() for m in _PARTY_OUTCOME.finditer(fact)]
@@ -424,7 +476,8 @@ def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
     if other_case and not cites:
         return None
     decided, cutoff = to_date(instance.get("decision_date")), to_date(instance.get("cutoff_date"))
-    courts = _court_mentions(fact, instance, sorted(cites + names))
+    courts = _court_mentions(fact, instance, cites, names)
+    names = [(a, b) for a, b, k in courts if k == "case" and (a, b) in names]
     supreme = _supreme_case(instance)
     found = [(sp, _subject(fact, sp, courts, supreme)) for sp in signals]
     if party_signals and any(k == "own" for _, _, k in courts) and not any(k in ("lower", "agency") for _, _, k in courts):
@@ -451,16 +504,16 @@ def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
         return None
     # which case: a vote or opinion of the Court, a party or short name, or the case's subject matter
     votes = any(k == "own" and (_VOTE.fullmatch(fact[a:b]) or OPINION.fullmatch(fact[a:b])) for (a, b), k in found)
-    if votes or _CASE_REF.search(fact) or _BARE_DISPOSITION.search(fact):
+    if votes or _CASE_REF.search(fact) or _BARE_DISPOSITION.search(fact) or _names_court_below(fact, instance):
         return "states the Court's ruling (its vote or opinion, or the case referred to)"
     bare = fact
     for a, b in [sp for sp, _ in found] + [(s_, e_) for s_, e_, k in courts if k == "own"]:
         bare = bare[:a] + " " * (b - a) + bare[b:]  # the deciding words and this court are no subject
     words = _topic_words(bare)
     known = _case_topic(str(instance.get("case_name") or ""), str(instance.get("facts") or ""),
-                        str(instance.get("question") or "")) | {w for a in aliases for w in a.split()}
+                        str(instance.get("question") or "")) | _party_topic(instance)
     on, off = words & known, words - known
-    if on and len(on) >= len(off):  # a party's other disputes bring their own subject ("steel tariffs")
+    if len(on) >= (0 if names else 2) and len(on) >= len(off):  # a party's other disputes bring their own subject
         return f"states the Court's ruling on this case's parties or subject ({', '.join(sorted(on)[:3])})"
     return None
 

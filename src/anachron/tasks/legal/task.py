@@ -97,6 +97,7 @@ class LegalTask(ProbabilityTask):
             "petitioner_wins": lab["petitioner_wins"],
             # what the case is about: ties an unnamed ruling to it (grounding.states_ruling)
             "facts": inp.get("facts"),
+            "lower_court": inp.get("lower_court"),
             "question": inp.get("question"),
         }
 

@@ -71,6 +71,8 @@ _COURTSHIP = re.compile(
     r"pitch(?:ed|es)?|offer(?:ed|s)?|linked|target(?:ed|s)?|favou?rites?|frontrunners?|considering|mulling)\b",
     re.I,
 )
+#: The new contract referred to without its team ("his new deal runs four years").
+_NEW_DEAL = re.compile(r"\bnew\s+(?:\w+[-\s]year\s+)?(?:contract|deal|pact|agreement)\b", re.I)
 #: Marks of an earlier stint ("had signed", "originally", "his rookie deal").
 _ANTERIOR = re.compile(
     r"\b(?:had\s+(?:\w+\s+)?(?:signed|agreed|joined|inked)|originally|previously|first\s+signed|as\s+a\s+rookie|"
@@ -247,11 +249,11 @@ def states_contract(fact: str, instance: Mapping[str, Any]) -> str | None:
 
     * an amount matches the AAV or the total value (:func:`money_amounts`; directly, or
       per-year x stated years, or total / stated years) with contract wording
-      (:data:`CONTRACT_TERMS`, :data:`SIGNING`, a stated length), within half a unit of its
+      (:data:`CONTRACT_TERMS`, :data:`SIGNING`, a stated length) or the new team, within half a unit of its
       last digit or :data:`EXACT_REL_TOL`; within :data:`REPORTED_REL_TOL` when hedged
       ("about $34M") or corroborated by the contract's length or the new team; or
-    * without a matching amount, the new team is named (nickname, abbreviation or city) with
-      a verb of signing or joining (of staying, :data:`RE_SIGNING`, when the new team is the
+    * without a matching amount, the new team is named (nickname, abbreviation or city), or
+      "his new contract" is, with a verb of signing or joining (of staying, :data:`RE_SIGNING`, when the new team is the
       previous one), or with contract terms and the contract's length; not hedged, not
       courtship (talks, meetings, offers), not marked as an earlier stint, no other person
       named (:func:`other_people`), and no stated amount that contradicts the contract.
@@ -269,11 +271,11 @@ def states_contract(fact: str, instance: Mapping[str, Any]) -> str | None:
     stated_years = contract_years(fact)
     years = _num(instance.get("years"))
     years_match = years is not None and int(years) in stated_years
-    if signing or terms or stated_years:
+    if signing or terms or stated_years or new_team:
         figure = _amount_match(fact, instance, corroborated=years_match or new_team)
         if figure:
             return f"states the contract being predicted ({figure})"
-    if not new_team or HEDGE.search(fact) or _COURTSHIP.search(fact) or _ANTERIOR.search(fact) or other_people(fact, instance):
+    if not (new_team or _NEW_DEAL.search(fact)) or HEDGE.search(fact) or _COURTSHIP.search(fact) or _ANTERIOR.search(fact) or other_people(fact, instance):
         return None
     if stated_years and years is not None and not years_match:
         return None  # another length: not this contract
