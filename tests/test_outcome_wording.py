@@ -107,6 +107,7 @@ def test_the_contract_stated_in_other_words_is_the_outcome(fact):
         "Prentiss turned down a $10.2 million qualifying offer.",                 # precise, different amount
         "Prentiss originally signed with the Kings as an undrafted rookie.",       # an earlier stint
         "Prentiss agreed to a two-year deal with the Kings.",                       # another length
+        "The Kings acquired Prentiss's draft rights.",                               # a draft, years before
     ],
 )
 def test_other_contracts_courtship_and_league_figures_are_not_the_outcome(fact):

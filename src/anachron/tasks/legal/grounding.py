@@ -73,9 +73,9 @@ _TRIBUNAL = re.compile(
     r"|the\s+(?:decision|judgment|ruling|court)\s+below|on\s+(?:direct\s+)?appeal)"
     r"|Judge\s+[A-Z][\w.'’-]+|ALJs?|BIA|NLRB|FCC|FTC|SEC|EPA|FERC|(?:[A-Z][\w'’-]*\s+){0,4}(?:Commission|Board|Agency))\b"
 )
-#: Distinctive surnames of the Justices since 1975 (names that are also common surnames, such
+#: Distinctive surnames of the Justices since 1990 (names that are also common surnames, such
 #: as Thomas, Roberts or Kennedy, count only with the title: "Justice Kennedy").
-JUSTICES = ("Alito", "Barrett", "Blackmun", "Brennan", "Breyer", "Burger", "Ginsburg", "Gorsuch", "Kagan", "Kavanaugh",
+JUSTICES = ("Alito", "Barrett", "Blackmun", "Breyer", "Ginsburg", "Gorsuch", "Kagan", "Kavanaugh",
             "O'Connor", "O’Connor", "Rehnquist", "Scalia", "Sotomayor", "Souter", "Stevens")
 _JUSTICE_NAMES = re.compile(rf"\b(?:{'|'.join(JUSTICES)})\b")
 

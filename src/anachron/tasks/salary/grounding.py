@@ -52,7 +52,7 @@ _YEARS = re.compile(
 #: Verbs of signing or joining (a finished act; "to sign" and "could sign" are not), and the
 #: nouns of time spent with a team ("his debut", "stint") that presuppose the joining.
 SIGNING = re.compile(
-    r"\b(?:signed|signs|re-signed|re-signs|inked|inks|agreed|agrees|joined|joins|chose|chooses|picked|committed|"
+    r"\b(?:signed|signs|re-signed|re-signs|inked|inks|agreed|agrees|joined|joins|chose|chooses|committed|"
     r"commits|landed|lands|acquired|acquires|came\s+to\s+terms|reached\s+(?:a|an)\s+(?:deal|agreement|pact)|"
     r"headed\s+to|moved\s+to|went\s+to|became\s+(?:a|an|the)|left\s+(?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)?\s+for|"
     r"sign-and-trade|signing|(?:his|the)\s+(?:new\s+)?(?:contract|deal|pact|agreement)\s+with|debut|stint|tenure)\b",
@@ -73,9 +73,10 @@ _COURTSHIP = re.compile(
 )
 #: The new contract referred to without its team ("his new deal runs four years").
 _NEW_DEAL = re.compile(r"\bnew\s+(?:\w+[-\s]year\s+)?(?:contract|deal|pact|agreement)\b", re.I)
-#: Marks of an earlier stint ("had signed", "originally", "his rookie deal").
+#: Marks of an earlier stint ("had signed", "originally", "his rookie deal", "drafted").
 _ANTERIOR = re.compile(
     r"\b(?:had\s+(?:\w+\s+)?(?:signed|agreed|joined|inked)|originally|previously|first\s+signed|as\s+a\s+rookie|"
+    r"draft(?:ed|s)?|draft\s+rights|"
     r"rookie(?:[-\s]scale)?\s+(?:deal|contract)|earlier\s+in\s+his\s+career|his\s+first\s+stint)\b",
     re.I,
 )
