@@ -197,7 +197,12 @@ def team_key(league: str | None, team: Any) -> str | None:
     """
     if not isinstance(team, str) or not team.strip():
         return None
-    t = team.strip()
+    return _team_key(str(league or ""), team.strip())
+
+
+@functools.lru_cache(maxsize=4096)
+def _team_key(league: str, t: str) -> str | None:
+    """:func:`team_key` of a stripped name ("" league: every league)."""
     for lg in _leagues(league):
         for key, names in TEAMS[lg].items():
             if t.upper() == key or t in names or t.lower() in {n.lower() for n in names}:

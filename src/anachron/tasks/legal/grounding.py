@@ -259,6 +259,14 @@ def _side_matches(cited: str, side: tuple[str, set[str]]) -> bool:
 _NOT_INSTITUTION = r"(?!\s+(?:Supreme\s+Court|Court|District|Circuit|Senate|Congress|Attorney|Department|Government|Army|Navy)\b)"
 
 
+@functools.lru_cache(maxsize=4096)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for a case's names (longest first), written with any separators, not as part of
+    an institution's name ("the United States Supreme Court"); None for no names."""
+    forms = [r"[\s,.'’&-]+".join(re.escape(w) for w in n.split()) for n in sorted(set(names), key=len, reverse=True) if n]
+    return re.compile(rf"\b(?:{'|'.join(forms)})\b{_NOT_INSTITUTION}", re.I) if forms else None
+
+
 def case_mentions(fact: str, instance: Mapping[str, Any]) -> tuple[list[tuple[int, int]], list[tuple[int, int]], bool]:
     """``(cites of this case, other names of it, another case cited)`` in ``fact``.
 
@@ -290,13 +298,12 @@ def case_mentions(fact: str, instance: Mapping[str, Any]) -> tuple[list[tuple[in
         else:
             other = True
     names: list[tuple[int, int]] = []
-    for alias in aliases + designations:
-        # a party's name, not part of an institution's ("the United States Supreme Court")
-        pattern = r"\b" + r"[\s,.'’&-]+".join(re.escape(w) for w in alias.split()) + r"\b" + _NOT_INSTITUTION
-        for m in re.finditer(pattern, fact, re.I):
-            if m[0][:1].isupper() and not any(a <= m.start() < b for a, b in taken + names):
+    pattern = _names_pattern(aliases + designations)
+    if pattern is not None:
+        for m in pattern.finditer(fact):
+            if m[0][:1].isupper() and not any(a <= m.start() < b for a, b in taken):
                 names.append(m.span())
-    return cites, sorted(names), other
+    return cites, names, other
 
 
 def _supreme_case(instance: Mapping[str, Any]) -> bool:
