@@ -108,6 +108,7 @@ def test_the_contract_stated_in_other_words_is_the_outcome(fact):
         "Prentiss originally signed with the Kings as an undrafted rookie.",       # an earlier stint
         "Prentiss agreed to a two-year deal with the Kings.",                       # another length
         "The Kings acquired Prentiss's draft rights.",                               # a draft, years before
+        "Prentiss's previous contract paid him $11 million a year.",                  # the old deal, same size
     ],
 )
 def test_other_contracts_courtship_and_league_figures_are_not_the_outcome(fact):

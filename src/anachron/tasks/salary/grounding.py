@@ -71,6 +71,12 @@ _COURTSHIP = re.compile(
     r"pitch(?:ed|es)?|offer(?:ed|s)?|linked|target(?:ed|s)?|favou?rites?|frontrunners?|considering|mulling)\b",
     re.I,
 )
+#: The old contract named as such ("his previous deal", "the expiring contract").
+_OLD_DEAL = re.compile(
+    r"\b(?:previous|prior|old|former|expiring|expired|last|rookie)\s+(?:\w+[-\s]year\s+|\w+[-\s]scale\s+)?"
+    r"(?:contract|deal|pact|agreement|extension)\b",
+    re.I,
+)
 #: The new contract referred to without its team ("his new deal runs four years").
 _NEW_DEAL = re.compile(r"\bnew\s+(?:\w+[-\s]year\s+)?(?:contract|deal|pact|agreement)\b", re.I)
 #: Marks of an earlier stint ("had signed", "originally", "his rookie deal", "drafted").
@@ -184,8 +190,11 @@ def _earlier_contract(fact: str, instance: Mapping[str, Any]) -> str | None:
 
     * every date the claim mentions ends more than :data:`PREVIOUS_CONTRACT_GAP` before the
       signing date and before the cutoff ("On July 7, 2017, the Heat signed ..."), or
-    * it names a team of the league and not the new ``team`` (e.g. the ``previous_team``).
+    * it names a team of the league and not the new ``team`` (e.g. the ``previous_team``), or
+    * it calls the contract the old one ("his previous deal", "the expiring contract").
     """
+    if _OLD_DEAL.search(fact):
+        return "names the player's previous contract"
     signing = dt.date.fromisoformat(str(instance["signing_date"])[:10])
     cutoff_raw = instance.get("cutoff_date")
     cutoff = dt.date.fromisoformat(str(cutoff_raw)[:10]) if cutoff_raw else signing
