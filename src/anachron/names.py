@@ -15,12 +15,15 @@ ask here, so the two layers cannot disagree about the same claim.
   corporate suffix, or a distinctive first word of 4+ letters (stricter: no instance
   context narrows the candidates).
 * A team (:func:`team_in`, :func:`team_key`, :func:`teams_named`): any nickname or
-  abbreviation of its franchise in :data:`TEAMS`, as a case-sensitive whole word; a team the
-  table does not know is matched by its name as written, or its last word.
+  abbreviation of its franchise in :data:`TEAMS`, or its home city / region in :data:`CITIES`
+  ("Houston" for the Rockets; a city with two franchises names both), as a case-sensitive
+  whole word; a team the table does not know is matched by its name as written, or its last
+  word.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Iterable
 
@@ -154,34 +157,87 @@ TEAMS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+#: Home cities / regions by league: canonical abbreviation -> the places a claim may name the
+#: franchise by ("Houston acquired ...", "agreed to a deal with New York"). A place shared by
+#: two franchises of a league ("New York", "Los Angeles") names both.
+CITIES: dict[str, dict[str, tuple[str, ...]]] = {
+    "NBA": {
+        "ATL": ("Atlanta",), "BOS": ("Boston",), "BKN": ("Brooklyn", "New York"), "CHA": ("Charlotte",),
+        "CHI": ("Chicago",), "CLE": ("Cleveland",), "DAL": ("Dallas",), "DEN": ("Denver",), "DET": ("Detroit",),
+        "GSW": ("Golden State",), "HOU": ("Houston",), "IND": ("Indiana",), "LAC": ("Los Angeles", "L.A."),
+        "LAL": ("Los Angeles", "L.A."), "MEM": ("Memphis",), "MIA": ("Miami",), "MIL": ("Milwaukee",),
+        "MIN": ("Minnesota",), "NOP": ("New Orleans",), "NYK": ("New York",), "OKC": ("Oklahoma City",),
+        "ORL": ("Orlando",), "PHI": ("Philadelphia", "Philly"), "PHX": ("Phoenix",), "POR": ("Portland",),
+        "SAC": ("Sacramento",), "SAS": ("San Antonio",), "TOR": ("Toronto",), "UTA": ("Utah",),
+        "WAS": ("Washington",),
+    },
+    "NHL": {
+        "ANA": ("Anaheim",), "ARI": ("Arizona",), "BOS": ("Boston",), "BUF": ("Buffalo",), "CGY": ("Calgary",),
+        "CAR": ("Carolina",), "CHI": ("Chicago",), "COL": ("Colorado",), "CBJ": ("Columbus",), "DAL": ("Dallas",),
+        "DET": ("Detroit",), "EDM": ("Edmonton",), "FLA": ("Florida",), "LAK": ("Los Angeles", "L.A."),
+        "MIN": ("Minnesota",), "MTL": ("Montreal", "Montréal"), "NSH": ("Nashville",), "NJD": ("New Jersey",),
+        "NYI": ("New York",), "NYR": ("New York",), "OTT": ("Ottawa",), "PHI": ("Philadelphia", "Philly"),
+        "PIT": ("Pittsburgh",), "SJS": ("San Jose",), "SEA": ("Seattle",), "STL": ("St. Louis",),
+        "TBL": ("Tampa Bay", "Tampa"), "TOR": ("Toronto",), "UTA": ("Utah",), "VAN": ("Vancouver",),
+        "VGK": ("Vegas", "Las Vegas"), "WSH": ("Washington",), "WPG": ("Winnipeg",),
+    },
+}
+
+
+def _leagues(league: str | None) -> list[str]:
+    """The leagues of :data:`TEAMS` to search (all when ``league`` is None)."""
+    return [lg for lg in TEAMS if not league or lg == str(league).upper()]
+
+
 def team_key(league: str | None, team: Any) -> str | None:
-    """Canonical abbreviation of ``team`` (a nickname or abbreviation) in ``league``, or None."""
+    """Canonical abbreviation of ``team`` in ``league``, or None.
+
+    ``team`` is an abbreviation, a nickname ("Nets"), or a full name ending in a nickname
+    ("Brooklyn Nets", "Golden State Warriors").
+    """
     if not isinstance(team, str) or not team.strip():
         return None
-    t = team.strip()
-    for lg, teams in TEAMS.items():
-        if league and lg != str(league).upper():
-            continue
-        for key, names in teams.items():
+    return _team_key(str(league or ""), team.strip())
+
+
+@functools.lru_cache(maxsize=4096)
+def _team_key(league: str, t: str) -> str | None:
+    """:func:`team_key` of a stripped name ("" league: every league)."""
+    for lg in _leagues(league):
+        for key, names in TEAMS[lg].items():
             if t.upper() == key or t in names or t.lower() in {n.lower() for n in names}:
+                return key
+    for lg in _leagues(league):
+        for key, names in TEAMS[lg].items():
+            if any(len(n) >= 4 and t.lower().endswith(" " + n.lower()) for n in names):
                 return key
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _team_pattern(league: str) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """One pattern for every way :func:`teams_named` names a team of ``league`` (longest first),
+    and what each written name stands for (a shared city stands for two franchises)."""
+    keys: dict[str, list[str]] = {}
+    for lg in _leagues(league or None):
+        cities = CITIES.get(lg, {})
+        for key, names in TEAMS[lg].items():
+            # one member: "a Pacer", "the first Knick" (singulars of 5+ letters)
+            singulars = tuple(n[:-1] for n in names if n.endswith("s") and len(n) >= 6)
+            for n in (key, *names, *singulars, *cities.get(key, ())):
+                if key not in keys.setdefault(n, []):
+                    keys[n].append(key)
+    alternation = "|".join(re.escape(n) for n in sorted(keys, key=len, reverse=True)) or r"(?!)"
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{alternation})(?![A-Za-z0-9])"), {n: tuple(k) for n, k in keys.items()}
+
+
 def teams_named(text: str, league: str | None, skip: str = "") -> set[str]:
-    """Canonical abbreviations of the teams of ``league`` named in ``text`` (``skip``: text to
+    """Canonical abbreviations of the teams of ``league`` named in ``text`` by nickname (or a
+    member's: "a Pacer"), abbreviation or home city (:data:`CITIES`) (``skip``: text to
     ignore, e.g. the player's name, so "Jordan Wild" is not the Minnesota Wild)."""
     text = text.replace(skip, " ") if skip else text
-    out: set[str] = set()
-    for lg, teams in TEAMS.items():
-        if league and lg != str(league).upper():
-            continue
-        for key, names in teams.items():
-            for n in (key, *names):
-                if re.search(rf"(?<![A-Za-z0-9]){re.escape(n)}(?![A-Za-z0-9])", text):
-                    out.add(key)
-                    break
-    return out
+    pattern, keys = _team_pattern(str(league or "").upper())
+    return {k for m in pattern.finditer(text) for k in keys[m[0]]}
 
 
 def team_in(text: str, team: Any, league: str | None = None, *, skip: str = "") -> bool:

@@ -95,6 +95,10 @@ class LegalTask(ProbabilityTask):
             "decision_date": lab["decision_date"],
             "outcome": lab["outcome"],
             "petitioner_wins": lab["petitioner_wins"],
+            # what the case is about: ties an unnamed ruling to it (grounding.states_ruling)
+            "facts": inp.get("facts"),
+            "lower_court": inp.get("lower_court"),
+            "question": inp.get("question"),
         }
 
     def describe(self, inputs):

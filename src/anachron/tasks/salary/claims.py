@@ -1,10 +1,12 @@
 """Salary: the claim rules for the instance's own outcome (categories A4 and A5).
 
-A claim states the outcome (A4) when it names the player (:func:`anachron.names.name_in`,
-surname allowed) with contract words, is not hedged, not dated entirely before the cutoff,
-not about the previous team alone, and carries a sum, the new team, a post-cutoff date or a
-signing verb. A consequence (A5, "after signing with ...") about the previous team alone is
-the history of the earlier contract, not this one's.
+A claim states the outcome (A4) when the grounded check says it states this contract
+(:func:`anachron.tasks.salary.grounding.states_contract`: the same decision, so the two layers
+agree), or, more broadly, when it names the player (:func:`anachron.names.name_in`, surname
+allowed) with contract words, is not hedged, not dated entirely before the cutoff, not about
+the previous team alone, and carries a sum, the new team, a post-cutoff date or a signing
+verb. A consequence (A5, "after signing with ...") about the previous team alone is the
+history of the earlier contract, not this one's.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.names import name_in, team_in
+from anachron.tasks.salary.grounding import states_contract
 from anachron.verify.features import HEDGE, all_before, context_cutoff, periods_after
 
 #: Nouns naming a contract outcome ("following the signing", "praised the deal").
@@ -34,6 +37,8 @@ def _team(text: str, context: Mapping[str, Any], key: str) -> bool:
 
 def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
     """``A4:salary:the-contract``, or None (see the module docstring)."""
+    if states_contract(text, context):
+        return "A4:salary:the-contract"
     player = str(context.get("player") or "")
     if not name_in(text, player, by_surname=True) or not _CONTRACT.search(text) or HEDGE.search(text):
         return None
