@@ -100,7 +100,7 @@ def as_iso_day(day: Any) -> str:
 
 
 def _entities_tuple(raw: Any) -> tuple[str, ...]:
-    if raw is None or (isinstance(raw, float) and np.isnan(raw)):
+    if raw is None or (isinstance(raw, str) and raw == "[]") or (isinstance(raw, float) and np.isnan(raw)):
         return ()
     if isinstance(raw, (list, tuple, np.ndarray)):
         return tuple(str(x) for x in raw)
@@ -191,9 +191,9 @@ class BM25Search:
 
         self._doc_ids = col("doc_id", "").astype(str).to_numpy(dtype=object)
         self._published = np.asarray(docs["published_at"].astype(str).to_numpy(), dtype="U10")
-        self._titles = col("title", "").astype(str).reset_index(drop=True)
+        self._titles = col("title", "").astype(str).to_numpy(dtype=object)
         text = col("text", "").astype(str)
-        snip = text.where(text.str.len() > 0, self._titles.to_numpy())
+        snip = text.where(text.str.len() > 0, self._titles)
         self._snippets = snip.str.slice(0, self.snippet_chars).to_numpy(dtype=object)
         self._sources = col("source", "").astype(str).to_numpy(dtype=object)
         self._entities = col("entities", "[]").to_numpy(dtype=object)
@@ -208,7 +208,7 @@ class BM25Search:
         r = self._restates[i]
         return SearchHit(
             doc_id=str(self._doc_ids[i]),
-            title=str(self._titles.iat[i]),
+            title=str(self._titles[i]),
             snippet=str(self._snippets[i]),
             published_at=str(self._published[i]),
             score=float(score),
@@ -326,7 +326,7 @@ class BM25Search:
                 {
                     "doc_id": self._doc_ids.astype(str),
                     "published_at": self._published.astype(str),
-                    "title": self._titles.to_numpy(dtype=str),
+                    "title": self._titles.astype(str),
                     "snippet": self._snippets.astype(str),
                     "source": self._sources.astype(str),
                     "entities": [e if isinstance(e, str) else json.dumps(list(_entities_tuple(e))) for e in self._entities],
@@ -374,7 +374,7 @@ class BM25Search:
             self._splitter = re.compile(meta.get("token_pattern", TOKEN_PATTERN)).findall
             self._doc_ids = docs["doc_id"].astype(str).to_numpy(dtype=object)
             self._published = np.asarray(docs["published_at"].astype(str).to_numpy(), dtype="U10")
-            self._titles = docs["title"].astype(str).reset_index(drop=True)
+            self._titles = docs["title"].astype(str).to_numpy(dtype=object)
             self._snippets = docs["snippet"].astype(str).to_numpy(dtype=object)
             self._sources = docs["source"].astype(str).to_numpy(dtype=object)
             self._entities = docs["entities"].astype(object).to_numpy(dtype=object)
