@@ -12,14 +12,15 @@ Prints recall on leaks and the false-positive rate on clean claims, per task and
 (a clean claim flagged) with the layer and reason that decided it::
 
     .venv/bin/python benchmarks/bench_verifier_dev.py --claims ../shared/verifier-dev/claims.jsonl
-    .venv/bin/python benchmarks/bench_verifier_dev.py --claims ... --workdir . --layers grounded,rules
+    .venv/bin/python benchmarks/bench_verifier_dev.py --claims ... --workdir . --layers grounded,corpus,rules
     .venv/bin/python benchmarks/bench_verifier_dev.py --claims ... --json benchmarks/out/verifier_dev.json
 
 ``--workdir`` is a directory where the workflow has built the default datasets and fetched the
 raw data (``results/datasets/{task}.parquet``, ``data/raw/...``): the claims' instance ids refer
 to the default config's instances. A claim whose instance is missing there is reported and left
-out. ``--layers`` with ``llm`` needs ``--config`` naming a config whose ``verify.model`` is set
-(an endpoint), like the workflow.
+out. ``--layers`` with ``corpus`` reads the corpus index rule build_corpus wrote there
+(``results/corpus/bm25``); with ``llm`` it needs ``--config`` naming a config whose ``verify.model``
+is set (an endpoint), like the workflow.
 
 A claim counts as flagged when its verdict is ``leaked``. Verdicts that are neither leaked nor
 clean (``undated``, and where the verifier has them ``ambiguous`` / ``declared_only``) are counted
@@ -31,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,14 @@ import pandas as pd
 from anachron.tasks.registry import get_task
 from anachron.verify.calibration.evaluate import wilson_ci
 from anachron.verify.pipeline import make_grounding, verify_run
+
+
+def default_layers() -> list[str]:
+    """The default config's ``verify.layers`` (``config/config.yaml`` of this repository)."""
+    import yaml
+
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "config.yaml").read_text())
+    return list((cfg.get("verify") or {}).get("layers") or ["grounded", "rules"])
 
 
 def load_claims(path: str | Path) -> list[dict[str, Any]]:
@@ -66,9 +76,16 @@ def _run_rows(claims: list[dict[str, Any]], instances: pd.DataFrame) -> pd.DataF
 
 
 def verify_claims_file(
-    claims: list[dict[str, Any]], workdir: Path, layers: tuple[str, ...], llm: dict[str, Any] | None = None
+    claims: list[dict[str, Any]],
+    workdir: Path,
+    layers: tuple[str, ...],
+    llm: dict[str, Any] | None = None,
+    corpus: Any = None,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Verdicts for every claim whose instance exists in ``workdir``; returns (table, problems)."""
+    """Verdicts for every claim whose instance exists in ``workdir``; returns (table, problems).
+
+    ``corpus``: the corpus layer (:class:`anachron.verify.layers.corpus.CorpusLayer`) when
+    ``layers`` has ``corpus``."""
     problems: list[str] = []
     out = []
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -88,7 +105,8 @@ def verify_claims_file(
         for c in known:  # one completion per claim, so every claim is verified on its own
             run = _run_rows([c], instances)
             contexts = {c["instance_id"]: task.grounding_context(instances.loc[c["instance_id"]])}
-            verified = verify_run(run, contexts, grounding=grounding, layers=layers, task_name=task_name, llm=llm)
+            verified = verify_run(run, contexts, grounding=grounding, layers=layers, task_name=task_name, llm=llm,
+                                  corpus=corpus)
             ev = verified[verified["source"] == "evidence"]
             if len(ev) != 1:
                 problems.append(f"{c['claim_id']}: {len(ev)} evidence claims extracted")
@@ -152,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--claims", required=True, help="JSONL file of claims with truth (see module docstring)")
     ap.add_argument("--workdir", default=".", help="where the workflow built the default datasets and raw data")
-    ap.add_argument("--layers", default="grounded,rules", help="verifier layers, comma-separated (default config's)")
+    ap.add_argument("--layers", default=",".join(default_layers()),
+                    help="verifier layers, comma-separated (default: config/config.yaml's verify.layers)")
     ap.add_argument("--config", help="config file whose verify.model serves the llm layer")
     ap.add_argument("--json", help="also write the summary and per-claim verdicts (no claim text) here")
     ap.add_argument("--no-facts", action="store_true", help="do not print claim texts in the misses")
@@ -161,12 +180,20 @@ def main(argv: list[str] | None = None) -> int:
     llm = None
     if "llm" in layers:
         llm = _llm_from_config(args.config)
-    table, problems = verify_claims_file(load_claims(args.claims), Path(args.workdir), layers, llm)
+    corpus = None
+    if "corpus" in layers:
+        from anachron.verify.layers.corpus import open_corpus_layer
+
+        corpus = open_corpus_layer(Path(args.workdir) / "results" / "corpus" / "bm25")
+    started = time.perf_counter()
+    table, problems = verify_claims_file(load_claims(args.claims), Path(args.workdir), layers, llm, corpus)
+    elapsed = time.perf_counter() - started
     if not len(table):
         print("\n".join(problems) or "no claims", file=sys.stderr)
         return 2
     summ = summary(table)
     print(report(table, summ, problems, show_facts=not args.no_facts))
+    print(f"\nverified {len(table)} claims in {elapsed:.1f} s ({len(table) / elapsed:.0f} claims/s, layers {','.join(layers)})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({

@@ -28,6 +28,16 @@ def test_default_config_validates_and_fills_defaults(cfg, monkeypatch):
     assert out["snapshot_dir"] is None
 
 
+def test_corpus_layer_is_a_verify_and_calibration_layer(cfg):
+    cfg["verify"] = {"layers": ["grounded", "corpus", "rules"], "corpus": {"min_support": 0.95}}
+    cfg["calibration"] = {"layer_sets": [["grounded", "rules"], ["grounded", "corpus", "rules"]]}
+    out = validate_config(cfg)
+    assert out["verify"]["corpus"] == {"k": 10, "min_support": 0.95}
+    cfg["verify"]["corpus"]["min_support"] = 0
+    with pytest.raises(ConfigError, match=r"verify\.corpus\.min_support"):
+        validate_config(cfg)
+
+
 def test_paper_config_validates(monkeypatch):
     with open(REPO / "config" / "paper.yaml") as fh:
         out = validate_config(yaml.safe_load(fh))

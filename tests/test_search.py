@@ -81,6 +81,28 @@ def test_k_is_respected_under_the_filter(bm25):
     assert bm25.search("gizmo", k=3, as_of="2000-01-01") == []  # nothing that early
 
 
+def test_search_split_gives_the_best_hits_on_each_side_of_the_day(bm25):
+    before, after = bm25.search_split("gizmo", "2020-01-01", k=3)
+    assert len(before) == 3 and all(h.doc_id.startswith("early-") for h in before)
+    assert len(after) == 3 and all(h.doc_id.startswith("late-") for h in after)
+    # the same hits and scores as the filtered search, and the unfiltered one past the day
+    assert [h.doc_id for h in before] == [h.doc_id for h in bm25.search("gizmo", k=3, as_of="2020-01-01")]
+    assert [h.score for h in after] == [h.score for h in bm25.search("gizmo", k=3)]
+    before, after = bm25.search_split("Widgetco revenue", dt.date(2020, 3, 31), k=5)
+    assert [h.doc_id for h in before] == ["d-on"] and {h.doc_id for h in after} == {"d-after", "d-restated"}
+    assert bm25.search_split("", "2020-01-01") == ([], []) and bm25.search_split("the of", "2020-01-01") == ([], [])
+    with pytest.raises(ValueError, match="not a date"):
+        bm25.search_split("gizmo", "soon")
+
+
+def test_document_frequency_and_source_coverage(bm25):
+    assert bm25.doc_freq(["gizmo", "Widgetco", "unheardofword"]) == [34, 3, 0]
+    first = bm25.source_first_days()
+    assert first == {"reuters": "2018-01-15", "edgar": "2020-06-01"}
+    # the 50% quantile of reuters' 37 documents falls among the 2021 reports
+    assert bm25.source_first_days(0.5)["reuters"] == "2021-05-01"
+
+
 def test_hit_fields(bm25):
     (hit,) = bm25.search("revised", k=1)
     assert isinstance(hit, SearchHit)

@@ -192,6 +192,25 @@ def test_timespec_dates_claims_by_unfiltered_search_and_regenerates():
         assert "factories closed across the region" not in json.dumps(r.messages)
 
 
+def test_timespec_support_is_the_corpus_layers_test():
+    from anachron.methods.supervised import SearchSupervisor
+    from anachron.verify.taxonomy import Claim
+
+    hits = [
+        SearchHit(doc_id="j", title="Cygnet Robotics joined the Apex 300 index", snippet="", published_at="2018-02-01",
+                  score=1.0, source="news", entities=(), restates=None),
+        SearchHit(doc_id="l", title="Cygnet Robotics left the Apex 300 index", snippet="", published_at="2020-02-03",
+                  score=1.0, source="news", entities=(), restates=None),
+    ]
+    sup = SearchSupervisor(None, {}, search=DatedSearch(hits), extractor="deterministic")
+    claim = Claim(text="Cygnet Robotics left the Apex 300 index.", declared_date_raw=None, source="evidence",
+                  evidence_id=1, category="A1", category_rule="test", extractor="deterministic")
+    ((judged,),) = sup.date_claims([pd.Series({"cutoff_date": CUTOFF})], [[claim]])
+    # the earlier document is about joining: another event, so the leaving is dated by its own report
+    assert judged.how == "search" and judged.effective_date == "2020-02-03" and judged.flagged
+    assert sup.n_searches == 1
+
+
 def test_max_regenerations_must_be_0_or_1():
     from anachron.errors import ConfigError
 

@@ -13,6 +13,7 @@ rule calibrate_verifier:
     params:
         calibration=config["calibration"],
         tasks=TASKS,
+        corpus=config["verify"]["corpus"],
         leak_on_same_day=config["leak_on_same_day"],
         verifier=resolved_model(config["verify"]["model"]),
         batch_size=config["verify"]["batch_size"],

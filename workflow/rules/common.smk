@@ -91,6 +91,17 @@ def grounding_inputs(wildcards):
     return get_task(wildcards.task).grounding_inputs(edgar=EDGAR)
 
 
+def corpus_index_input(layer_sets):
+    """{"corpus_index": the BM25 index} when a layer set uses the corpus layer, else {}."""
+    return {"corpus_index": "results/corpus/bm25"} if any("corpus" in ls for ls in layer_sets) else {}
+
+
+def verifier_inputs(wildcards):
+    """Inputs of verify_claims besides the run: the task's grounding_inputs, and the corpus index
+    when verify.layers has corpus."""
+    return {**grounding_inputs(wildcards), **corpus_index_input([config["verify"]["layers"]])}
+
+
 def resolved_model(name):
     """A model's config with its key as ``name`` (what ModelSpec takes), or None."""
     return {"name": name, **config["models"][name]} if name else None
@@ -121,8 +132,8 @@ SHAPLEY_RUNS = shapley_runs()
 def calibration_inputs(wildcards):
     """Datasets of every task, the point-in-time data the grounded layer reads (the union of the
     tasks' grounding_inputs; the planters draw facts from it too), the dated news of a snapshot
-    (real headlines the planters re-word), and the Temporal Hint runs whose evidence wording the
-    planted claims imitate."""
+    (real headlines the planters re-word), the Temporal Hint runs whose evidence wording the
+    planted claims imitate, and the corpus index when a layer set uses the corpus layer."""
     inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in TASKS}
     for t in TASKS:
         inputs.update(get_task(t).grounding_inputs(edgar=EDGAR))
@@ -131,4 +142,5 @@ def calibration_inputs(wildcards):
     for t, m, mo in RUNS:
         if m == "temporal_hint":
             inputs[f"run_{t}_{mo}"] = f"results/runs/{t}/{m}/{mo}.parquet"
+    inputs.update(corpus_index_input(config["calibration"]["layer_sets"]))
     return inputs

@@ -4,7 +4,7 @@
 
 rule verify_claims:
     input:
-        unpack(grounding_inputs),
+        unpack(verifier_inputs),
         run="results/runs/{task}/{method}/{model}.parquet",
         instances="results/datasets/{task}.parquet",
     output:
@@ -12,6 +12,7 @@ rule verify_claims:
         calls="results/claims/{task}/{method}/{model}.calls.parquet",
     params:
         layers=config["verify"]["layers"],
+        corpus=config["verify"]["corpus"],
         extractor=config["verify"]["extractor"],
         verifier=resolved_model(config["verify"]["model"]),
         batch_size=config["verify"]["batch_size"],

@@ -8,6 +8,7 @@ from anachron.io import write_parquet
 from anachron.logs import log_to
 from anachron.verify.calibration.evaluate import grounding_contexts, summarize_calibration, verify_planted
 from anachron.verify.calibration.plant import plant_claims
+from anachron.verify.layers.corpus import open_corpus_layer
 from anachron.verify.pipeline import make_grounding, verify_table
 from anachron.verify.setup import verifier_client
 
@@ -15,7 +16,8 @@ sm = snakemake  # noqa: F821 (injected by Snakemake)
 
 with log_to(sm.log[0]) as log:
     cfg = dict(sm.params.calibration)
-    files = {k: v for k, v in sm.input.items() if not k.startswith(("dataset_", "run_"))}
+    files = {k: v for k, v in sm.input.items() if not k.startswith(("dataset_", "run_")) and k != "corpus_index"}
+    corpus = open_corpus_layer(sm.input.corpus_index, **sm.params.corpus) if "corpus_index" in sm.input.keys() else None
     data = {k: pd.read_parquet(v) for k, v in files.items()}
     planted, groundings, contexts = [], {}, {}
     # real news leaks may go without a readable date only when every calibrated layer set reads the corpus
@@ -33,7 +35,7 @@ with log_to(sm.log[0]) as log:
     planted = pd.concat(planted, ignore_index=True)
     client, _, params = verifier_client(sm.params.verifier, sm.params.cache_dir)
     llm = {"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None
-    verify_fn = partial(verify_table, contexts=contexts, groundings=groundings, llm=llm,
+    verify_fn = partial(verify_table, contexts=contexts, groundings=groundings, llm=llm, corpus=corpus,
                         leak_on_same_day=bool(sm.params.leak_on_same_day))
     verified = verify_planted(planted, lambda df, layers: verify_fn(df, layers=layers), cfg["layer_sets"])
     table = summarize_calibration(verified)

@@ -12,7 +12,8 @@ Both wrap a first generation in a verify -> regenerate -> aggregate loop (docs/m
      judgement (:mod:`anachron.verify.layers.llm`), falling back to the plausibility rules when
      its answer is unusable;
    * TimeSPEC ("LLM + search"): a search of the corpus **without** a date filter; the earliest
-     document that supports the claim gives its earliest public date. Without a supporting
+     document that supports the claim (the corpus layer's test,
+     :mod:`anachron.verify.layers.corpus`) gives its earliest public date. Without a supporting
      document the plausibility rules date the claim.
 
    A claim dated after the cutoff is flagged.
@@ -52,6 +53,7 @@ from anachron.methods.base import MethodResult, generation_request, parse_result
 from anachron.tasks.base import Task
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
+from anachron.verify.layers.corpus import MIN_SUPPORT, CorpusLayer
 from anachron.verify.pipeline import verify_claim
 from anachron.verify.taxonomy import ALWAYS_CLEAN, ALWAYS_LEAKED
 
@@ -407,26 +409,15 @@ class LLMOnlySupervisor(Supervisor):
         return out
 
 
-_STOP = frozenset(
-    "the a an and or of in on at to for by with from as is was were be been are its it this that these those "
-    "has have had than then over under into about per more less which who whom whose their his her they them "
-    "company companies inc corp".split()
-)
-
-
-def _content_tokens(text: str) -> set[str]:
-    toks = re.findall(r"[a-z][a-z'&-]+|\d+(?:\.\d+)?", text.lower())
-    return {t for t in toks if t not in _STOP and (len(t) > 2 or t.isdigit())}
-
-
 class SearchSupervisor(Supervisor):
     """TimeSPEC's supervisor: A1-A3 claims are dated by a search **without** a date filter.
 
-    Each claim's text is the query (``k`` hits, ``as_of=None``). A hit supports the claim when
-    at least ``min_support`` of the claim's content words and every number in the claim appear
-    in the hit's title and snippet; the earliest supporting hit's date is the claim's earliest
-    public date. Without support, the plausibility rules date the claim from its text and
-    declared date. Search errors are recorded and fall back the same way.
+    Each claim's text is the query (``k`` hits, ``as_of=None``). A hit supports the claim by the
+    corpus layer's test (:meth:`anachron.verify.layers.corpus.CorpusLayer.supporting`: its event
+    verbs and every number in the hit, at least ``min_support`` of its IDF-weighted content words,
+    a date not before the periods the claim names); the earliest supporting hit's date is the
+    claim's earliest public date. Without support, the plausibility rules date the claim from its
+    text and declared date. Search errors are recorded and fall back the same way.
     """
 
     name = "search"
@@ -439,20 +430,15 @@ class SearchSupervisor(Supervisor):
         search: "SearchBackend",
         extractor: str = "llm",
         k: int = 10,
-        min_support: float = 0.6,
+        min_support: float = MIN_SUPPORT,
     ):
         super().__init__(client, params, extractor=extractor)
-        self.search, self.k, self.min_support = search, int(k), float(min_support)
-        self.n_searches = 0
+        self.corpus = CorpusLayer(search, k=k, min_support=min_support)
 
-    def _supports(self, claim_tokens: set[str], numbers: set[str], hit: Any) -> bool:
-        text = f"{getattr(hit, 'title', '')} {getattr(hit, 'snippet', '')}"
-        toks = _content_tokens(text)
-        if not claim_tokens:
-            return False
-        if numbers and not numbers <= toks:
-            return False
-        return len(claim_tokens & toks) / len(claim_tokens) >= self.min_support
+    @property
+    def n_searches(self) -> int:
+        """Verification searches made so far."""
+        return self.corpus.n_searches
 
     def date_claims(self, rows: list[pd.Series], claims: list[list["Claim"]]) -> list[list[Judged]]:
         """Date A1-A3 claims by an unfiltered search (one query per claim)."""
@@ -461,28 +447,13 @@ class SearchSupervisor(Supervisor):
             cutoff = dt.date.fromisoformat(str(row["cutoff_date"]))
             res: list[Judged] = []
             for c in cs:
-                tokens = _content_tokens(c.text)
-                numbers = {t for t in tokens if t[0].isdigit() and not re.fullmatch(r"(19|20)\d{2}", t)}
                 try:
-                    self.n_searches += 1
-                    hits = list(self.search.search(c.text, k=self.k, as_of=None))
-                    err = None
+                    found, err = self.corpus.supporting(c.text), None
                 except Exception as exc:  # a backend failure falls back to the rules, recorded
-                    hits, err = [], f"{type(exc).__name__}: {exc}"
-                dates = []
-                for h in hits:
-                    d = getattr(h, "published_at", None)
-                    d = d.date() if isinstance(d, dt.datetime) else d
-                    if isinstance(d, str):
-                        try:
-                            d = dt.date.fromisoformat(d[:10])
-                        except ValueError:
-                            d = None
-                    if isinstance(d, dt.date) and self._supports(tokens, numbers, h):
-                        dates.append((d, h.doc_id))
-                if dates:
-                    day, doc = min(dates)
-                    res.append(_dated(c, cutoff, day, "search", f"earliest supporting document {doc} dated {day}"))
+                    found, err = [], f"{type(exc).__name__}: {exc}"
+                if found:
+                    first = found[0]
+                    res.append(_dated(c, cutoff, first.day, "search", f"earliest supporting document {first.doc_id} dated {first.day}"))
                     continue
                 day, how, reason = _rules_date(c, cutoff)
                 note = f"search failed ({err})" if err else "no supporting document"
@@ -677,7 +648,7 @@ def run_timespec(
     max_evidence: int = 10,
     extractor: str = "llm",
     verify_k: int = 10,
-    min_support: float = 0.6,
+    min_support: float = MIN_SUPPORT,
     max_regenerations: int = 1,
     max_facts: int = 20,
     supervisor_model: dict[str, Any] | None = None,

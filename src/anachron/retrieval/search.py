@@ -100,7 +100,7 @@ def as_iso_day(day: Any) -> str:
 
 
 def _entities_tuple(raw: Any) -> tuple[str, ...]:
-    if raw is None or (isinstance(raw, float) and np.isnan(raw)):
+    if raw is None or (isinstance(raw, str) and raw == "[]") or (isinstance(raw, float) and np.isnan(raw)):
         return ()
     if isinstance(raw, (list, tuple, np.ndarray)):
         return tuple(str(x) for x in raw)
@@ -191,9 +191,9 @@ class BM25Search:
 
         self._doc_ids = col("doc_id", "").astype(str).to_numpy(dtype=object)
         self._published = np.asarray(docs["published_at"].astype(str).to_numpy(), dtype="U10")
-        self._titles = col("title", "").astype(str).reset_index(drop=True)
+        self._titles = col("title", "").astype(str).to_numpy(dtype=object)
         text = col("text", "").astype(str)
-        snip = text.where(text.str.len() > 0, self._titles.to_numpy())
+        snip = text.where(text.str.len() > 0, self._titles)
         self._snippets = snip.str.slice(0, self.snippet_chars).to_numpy(dtype=object)
         self._sources = col("source", "").astype(str).to_numpy(dtype=object)
         self._entities = col("entities", "[]").to_numpy(dtype=object)
@@ -208,7 +208,7 @@ class BM25Search:
         r = self._restates[i]
         return SearchHit(
             doc_id=str(self._doc_ids[i]),
-            title=str(self._titles.iat[i]),
+            title=str(self._titles[i]),
             snippet=str(self._snippets[i]),
             published_at=str(self._published[i]),
             score=float(score),
@@ -241,16 +241,59 @@ class BM25Search:
         ids = self.query_token_ids(query)
         if not ids:
             return []
-        scores = self._scores(ids, cut)
-        positive = np.flatnonzero(scores > 0)
-        if positive.size == 0:
-            return []
+        return self._top(self._scores(ids, cut), 0, cut, k)
+
+    def search_split(self, query: str, day: Any, *, k: int = 5) -> tuple[list[SearchHit], list[SearchHit]]:
+        """The ``k`` best documents published on or before ``day`` and the ``k`` best published after it.
+
+        One scoring pass over the whole index (the same scores as :meth:`search`); each list is
+        best first, ties by earlier document, and holds only documents sharing a token with the
+        query. Raises ``ValueError`` for ``k < 1`` or a ``day`` that is not a date.
+        """
+        if int(k) < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        cut = int(np.searchsorted(self._published, as_iso_day(day), side="right"))
+        if not isinstance(query, str) or not query.strip() or self.retriever is None:
+            return [], []
+        ids = self.query_token_ids(query)
+        if not ids:
+            return [], []
+        scores = self._scores(ids, self.n_docs)
+        return self._top(scores, 0, cut, k), self._top(scores, cut, self.n_docs, k)
+
+    def _top(self, scores: np.ndarray, lo: int, hi: int, k: int) -> list[SearchHit]:
+        """Hits for the ``k`` best positive scores among documents ``[lo, hi)``, best first."""
+        positive = lo + np.flatnonzero(scores[lo:hi] > 0)
         if positive.size > k:
-            sub = scores[positive]
-            part = np.argpartition(-sub, k - 1)[:k]
+            part = np.argpartition(-scores[positive], k - 1)[:k]
             positive = positive[part]
         order = np.lexsort((positive, -scores[positive]))
         return [self._hit(int(i), scores[i]) for i in positive[order]]
+
+    def doc_freq(self, words: Iterable[str]) -> list[int]:
+        """How many documents contain each of ``words`` (lower-cased index tokens; 0 when unknown)."""
+        if self.retriever is None:
+            return [0 for _ in words]
+        indptr = self.retriever.scores["indptr"]
+        out = []
+        for w in words:
+            t = self._vocab.get(w.lower())
+            out.append(0 if t is None else int(indptr[t + 1] - indptr[t]))
+        return out
+
+    def source_first_days(self, quantile: float = 0.01) -> dict[str, str]:
+        """Per source, the day by which ``quantile`` of its documents had been published (ISO day).
+
+        The start of a source's coverage: before that day the source says little, so the absence
+        of its documents before a date means nothing (a few stray early documents do not count).
+        """
+        out: dict[str, str] = {}
+        if not self.n_docs:
+            return out
+        for src in pd.unique(self._sources):
+            days = np.sort(self._published[self._sources == src])
+            out[str(src)] = str(days[min(len(days) - 1, int(quantile * len(days)))])
+        return out
 
     def _scores(self, token_ids: list[int], cut: int) -> np.ndarray:
         """BM25 scores of documents ``[0, cut)`` (bm25s's precomputed per-token weights, summed)."""
@@ -283,7 +326,7 @@ class BM25Search:
                 {
                     "doc_id": self._doc_ids.astype(str),
                     "published_at": self._published.astype(str),
-                    "title": self._titles.to_numpy(dtype=str),
+                    "title": self._titles.astype(str),
                     "snippet": self._snippets.astype(str),
                     "source": self._sources.astype(str),
                     "entities": [e if isinstance(e, str) else json.dumps(list(_entities_tuple(e))) for e in self._entities],
@@ -331,7 +374,7 @@ class BM25Search:
             self._splitter = re.compile(meta.get("token_pattern", TOKEN_PATTERN)).findall
             self._doc_ids = docs["doc_id"].astype(str).to_numpy(dtype=object)
             self._published = np.asarray(docs["published_at"].astype(str).to_numpy(), dtype="U10")
-            self._titles = docs["title"].astype(str).reset_index(drop=True)
+            self._titles = docs["title"].astype(str).to_numpy(dtype=object)
             self._snippets = docs["snippet"].astype(str).to_numpy(dtype=object)
             self._sources = docs["source"].astype(str).to_numpy(dtype=object)
             self._entities = docs["entities"].astype(object).to_numpy(dtype=object)

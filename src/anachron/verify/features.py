@@ -10,6 +10,7 @@ import this module freely.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from typing import Any, Mapping
 
@@ -58,12 +59,22 @@ def norm_text(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .;:,!?")
 
 
+def mask_name_numerals(text: str) -> str:
+    """``text`` with its name-like numerals ("S&P 500", "10-K", "COVID-19", "§ 1983", "9th
+    Circuit", docket numbers) blanked out."""
+    return _NAME_NUMERALS.sub(" ", text)
+
+
+def without_dates(text: str) -> str:
+    """``text`` with every time reference :func:`~anachron.verify.dates.find_periods` finds blanked out."""
+    for p in find_periods(text):
+        text = text.replace(p.text, " ")
+    return text
+
+
 def _masked(text: str) -> str:
     """``text`` with its time references and name-like numerals removed."""
-    out = _NAME_NUMERALS.sub(" ", text)
-    for p in find_periods(out):
-        out = out.replace(p.text, " ")
-    return out
+    return without_dates(mask_name_numerals(text))
 
 
 def has_number(text: str) -> bool:
@@ -104,3 +115,35 @@ def as_list(v: Any) -> list[str]:
     if isinstance(v, (list, tuple)):
         return [str(x) for x in v if x]
     return [str(v)] if v else []
+
+
+#: Irregular English verb forms -> the base form (before :func:`stem` strips suffixes).
+IRREGULAR_FORMS = {
+    "won": "win", "winning": "win", "wins": "win", "lost": "lose", "losing": "lose", "rose": "rise", "risen": "rise",
+    "fell": "fall", "fallen": "fall", "grew": "grow", "grown": "grow", "became": "become", "held": "hold",
+    "left": "leave", "took": "take", "taken": "take", "came": "come", "went": "go", "gone": "go", "saw": "see",
+    "seen": "see", "made": "make", "got": "get", "ran": "run", "sold": "sell", "led": "lead", "met": "meet",
+    "beat": "beat", "beaten": "beat", "hit": "hit", "kept": "keep", "built": "build", "began": "begin",
+    "begun": "begin", "chose": "choose", "chosen": "choose", "spent": "spend", "paid": "pay", "reached": "reach",
+    "struck": "strike", "bought": "buy", "brought": "bring", "sought": "seek", "said": "say", "told": "tell",
+    "wrote": "write", "written": "write", "gave": "give", "given": "give", "drove": "drive", "driven": "drive",
+    "spoke": "speak", "spoken": "speak", "froze": "freeze", "frozen": "freeze", "bid": "bid", "dealt": "deal",
+    "heard": "hear", "found": "find", "thought": "think", "felt": "feel", "stood": "stand", "understood": "understand",
+}
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A crude stem of ``word`` for matching word forms: lower case, possessive dropped, irregular
+    verbs to their base form (:data:`IRREGULAR_FORMS`), then one of the suffixes -ing, -ed, -es,
+    -s, -e stripped when at least three letters remain ("signed", "signs", "signing" -> "sign";
+    "struck", "strikes" -> "strik"). Cached."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w in IRREGULAR_FORMS:
+        w = IRREGULAR_FORMS[w]
+    for suf in ("ing", "ed", "es", "s", "e"):
+        if len(w) > len(suf) + 2 and w.endswith(suf):
+            return w[: -len(suf)]
+    return w

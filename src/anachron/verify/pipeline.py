@@ -6,12 +6,14 @@ deterministic one as fallback), each with a category A1-A5 / B1-B2. For every cl
 verifier decides an *effective date* from the most trustworthy layer that applies:
 
 1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.layers.grounded`);
-2. ``rules``: the earliest realistic public date of the information
+2. ``corpus``: when configured, the earliest document of the dated corpus that supports the
+   claim (:mod:`anachron.verify.layers.corpus`): content evidence outranks plausibility;
+3. ``rules``: the earliest realistic public date of the information
    (:mod:`anachron.verify.layers.rules`); a declared date that is too early is corrected;
-3. ``llm``: when configured, the date-plausibility verifier model judges the declared dates the
-   first two layers left standing (:mod:`anachron.verify.layers.llm`, batches of 80); when its
+4. ``llm``: when configured, the date-plausibility verifier model judges the declared dates the
+   layers above left standing (:mod:`anachron.verify.layers.llm`, batches of 80); when its
    answer is unusable after one retry the rules verdict stands and the reason says so;
-4. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
+5. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
 
 OLR and Cov count the evidence claims (``source == "evidence"``, TEMPO §5); claims from the
 reasoning are verified and stored too (Shapley-DCLR uses every claim).
@@ -36,13 +38,47 @@ from anachron.tasks.registry import find_task
 from anachron.verify.citations import cited_ids
 from anachron.verify.dates import normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
-from anachron.verify.layers.grounded import Grounding
+from anachron.verify.layers.corpus import CorpusLayer
+from anachron.verify.layers.grounded import GroundedVerdict, Grounding
 from anachron.verify.layers.llm import check_plausibility
 from anachron.verify.layers.rules import earliest_public_date
 
 LAYERS = ("grounded", "rules")
-#: Every layer a config may name (``llm`` needs a verifier model).
-ALL_LAYERS = ("grounded", "rules", "llm")
+#: Every layer a config may name, in the order they apply (``corpus`` needs the corpus index,
+#: ``llm`` a verifier model).
+ALL_LAYERS = ("grounded", "corpus", "rules", "llm")
+
+
+def evidence_layers(
+    fact: str,
+    cutoff: dt.date,
+    instance: dict[str, Any] | None,
+    grounding: Grounding | None,
+    corpus: CorpusLayer | None,
+    layers: tuple[str, ...],
+) -> tuple[str, GroundedVerdict] | None:
+    """The first evidence layer that dates the claim, as ``(layer name, verdict)``, or None.
+
+    ``grounded`` (the task's point-in-time checks), then ``corpus`` (the dated corpus), each
+    when it is in ``layers`` and given.
+    """
+    if grounding is not None and "grounded" in layers:
+        g = grounding.check(fact, instance or {})
+        if g is not None:
+            return "grounded", g
+    if corpus is not None and "corpus" in layers:
+        c = corpus.check(fact, cutoff)
+        if c is not None:
+            return "corpus", c
+    return None
+
+
+def _needs(layers: tuple[str, ...], llm: dict[str, Any] | None, corpus: CorpusLayer | None) -> None:
+    """Raise ValueError when ``layers`` names a layer whose resource is missing."""
+    if "llm" in layers and not llm:
+        raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
+    if "corpus" in layers and corpus is None:
+        raise ValueError("verify layer 'corpus' needs the corpus index (rule build_corpus: results/corpus/bm25)")
 
 
 def verify_claim(
@@ -54,6 +90,7 @@ def verify_claim(
     grounding: Grounding | None = None,
     layers: tuple[str, ...] = LAYERS,
     leak_on_same_day: bool = False,
+    corpus: CorpusLayer | None = None,
 ) -> dict[str, Any]:
     """Verify one claim; returns the verdict fields of :data:`CLAIM_COLUMNS`.
 
@@ -63,8 +100,9 @@ def verify_claim(
         cutoff: the instance's cutoff date.
         instance: task context for grounded checks (see the grounding class).
         grounding: the task's grounded checks, or None.
-        layers: which of ``grounded``, ``rules`` to apply.
+        layers: which of ``grounded``, ``corpus``, ``rules`` to apply.
         leak_on_same_day: if True, a claim dated on the cutoff day leaks too.
+        corpus: the corpus layer (:class:`~anachron.verify.layers.corpus.CorpusLayer`), or None.
     """
     declared = normalize_declared(declared_raw)
     out: dict[str, Any] = {
@@ -76,9 +114,10 @@ def verify_claim(
     }
     effective: dt.date | None
     outcome = False
-    g = grounding.check(fact, instance or {}) if grounding is not None and "grounded" in layers else None
-    if g is not None:
-        effective, layer, reason, outcome = g.effective_date, "grounded", g.reason, g.outcome
+    found = evidence_layers(fact, cutoff, instance, grounding, corpus, layers)
+    if found is not None:
+        layer, g = found
+        effective, reason, outcome = g.effective_date, g.reason, g.outcome
         out["category"] = g.category
     else:
         finding = earliest_public_date(fact) if "rules" in layers else None
@@ -145,6 +184,7 @@ def verify_run(
     task_name: str | None = None,
     claims_by_instance: dict[str, list[Any]] | None = None,
     llm: dict[str, Any] | None = None,
+    corpus: CorpusLayer | None = None,
 ) -> pd.DataFrame:
     """One row per claim of every usable completion in ``run``.
 
@@ -152,22 +192,22 @@ def verify_run(
         run: a run table (``RUN_COLUMNS`` of :mod:`anachron.methods.base`).
         contexts: instance_id -> grounding context (``cutoff_date`` at least).
         grounding: the task's grounded checks, or None.
-        layers: verifier layers to apply (``grounded``, ``rules``, ``llm``).
+        layers: verifier layers to apply (``grounded``, ``corpus``, ``rules``, ``llm``).
         leak_on_same_day: see :func:`verify_claim`.
         task_name: the task (given to the claim categoriser).
         claims_by_instance: claims already extracted per instance (e.g. by the LLM extractor,
             :class:`anachron.verify.taxonomy.Claim`); others use the deterministic extractor.
         llm: the LLM layer's ``{"client", "params", "batch_size"}``; required when ``layers``
             has ``llm``.
+        corpus: the corpus layer; required when ``layers`` has ``corpus``.
 
     Returns:
         DataFrame with :data:`CLAIM_COLUMNS` (empty, with those columns, if no claims).
 
     Raises:
-        ValueError: ``llm`` in ``layers`` without an ``llm`` client.
+        ValueError: ``llm`` in ``layers`` without an ``llm`` client, ``corpus`` without ``corpus``.
     """
-    if "llm" in layers and not llm:
-        raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
+    _needs(layers, llm, corpus)
     base_layers = tuple(x for x in layers if x != "llm")
     rows: list[dict[str, Any]] = []
     for r in run.itertuples(index=False):
@@ -191,6 +231,7 @@ def verify_run(
                 grounding=grounding,
                 layers=base_layers,
                 leak_on_same_day=leak_on_same_day,
+                corpus=corpus,
             )
             if c.source == "evidence":
                 cid = f"{r.instance_id}:{k}"
@@ -255,6 +296,7 @@ def verify_table(
     *,
     llm: dict[str, Any] | None = None,
     leak_on_same_day: bool = False,
+    corpus: CorpusLayer | None = None,
 ) -> pd.DataFrame:
     """Verdicts for a table of claims of any tasks (the calibration's ``verify_fn``).
 
@@ -262,17 +304,18 @@ def verify_table(
         claims: rows with ``task``, ``instance_id``, ``fact``, ``declared_date_raw``, ``cutoff_date``.
         contexts: instance_id -> grounding context.
         groundings: task -> grounded checks (or None).
-        layers: layers to apply (``llm`` needs ``llm``: ``{"client", "params", "batch_size"}``).
+        layers: layers to apply (``llm`` needs ``llm``: ``{"client", "params", "batch_size"}``;
+            ``corpus`` needs ``corpus``).
         leak_on_same_day: see :func:`verify_claim`.
+        corpus: the corpus layer (:class:`~anachron.verify.layers.corpus.CorpusLayer`), or None.
 
     Returns:
         Frame aligned to ``claims`` with ``leaked``, ``verdict``, ``layer``, ``reason``, ``effective_date``.
 
     Raises:
-        ValueError: ``llm`` in ``layers`` without a client.
+        ValueError: ``llm`` in ``layers`` without a client, ``corpus`` without ``corpus``.
     """
-    if "llm" in layers and not llm:
-        raise ValueError("verify layer 'llm' needs a verifier model (config key verify.model)")
+    _needs(layers, llm, corpus)
     base = tuple(x for x in layers if x != "llm")
     rows = []
     for r in claims.itertuples(index=False):
@@ -284,6 +327,7 @@ def verify_table(
             grounding=groundings.get(r.task) if "grounded" in base else None,
             layers=base,
             leak_on_same_day=leak_on_same_day,
+            corpus=corpus,
         )
         rows.append({**v, "fact": r.fact, "cutoff_date": r.cutoff_date})
     if "llm" in layers and rows:

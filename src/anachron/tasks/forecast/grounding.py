@@ -11,6 +11,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.verify.dates import find_periods, unquoted
+from anachron.verify.features import stem as _stem
 from anachron.verify.layers.grounded import CompositeGrounding, GroundedVerdict
 from anachron.verify.layers.market import market_checks
 
@@ -61,30 +62,10 @@ _HEDGED = re.compile(
 )
 
 
-_IRREGULAR = {
-    "won": "win", "winning": "win", "wins": "win", "lost": "lose", "losing": "lose", "rose": "rise", "risen": "rise",
-    "fell": "fall", "fallen": "fall", "grew": "grow", "grown": "grow", "became": "become", "held": "hold",
-    "left": "leave", "took": "take", "taken": "take", "came": "come", "went": "go", "gone": "go", "saw": "see",
-    "seen": "see", "made": "make", "got": "get", "ran": "run", "sold": "sell", "led": "lead", "met": "meet",
-    "beat": "beat", "beaten": "beat", "hit": "hit", "kept": "keep", "built": "build", "began": "begin",
-    "begun": "begin", "chose": "choose", "chosen": "choose", "spent": "spend", "paid": "pay", "reached": "reach",
-}
 #: Words that state a negative outcome of whatever the question asks ("Canada lost in the quarter-finals").
 _NEGATIVE_OUTCOME = re.compile(
     r"\b(?:lost|los(?:e|es|ing)|eliminated|failed|missed|fell\s+short|did\s+not|didn['’]t|never|no\s+longer)\b", re.I
 )
-
-
-def _stem(word: str) -> str:
-    w = word.lower().replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    if w in _IRREGULAR:
-        w = _IRREGULAR[w]
-    for suf in ("ing", "ed", "es", "s", "e"):
-        if len(w) > len(suf) + 2 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
 
 
 def _content(text: str) -> set[str]:
