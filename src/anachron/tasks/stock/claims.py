@@ -5,7 +5,10 @@ the first distinctive word of its name, :func:`anachron.names.mentioned_tickers`
 (returned / rose / fell / outperformed ...) or priced within the prediction window: a time
 reference that starts after the cutoff and not after the window's last day, or "over the
 period" / "ended the period". Company fundamentals (revenue, earnings) are not the outcome.
-A consequence of the outcome (A5, "following the crash, ...") needs a date in the window.
+Equally (A4), a claim that states the window's outcome in other words: a return figure, a
+rank, a comparison or a sign that the window's returns bear out, with no time reference outside
+the window (:func:`anachron.tasks.stock.outcome.find_outcome`). A consequence of the outcome
+(A5, "following the crash, ...") needs a date in the window.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.names import mentioned_tickers
+from anachron.tasks.stock.outcome import find_outcome
 from anachron.verify.features import HEDGE, as_list, context_cutoff, periods_after
 
 #: Nouns naming a stock outcome ("following the crash", "praised the rally").
@@ -67,10 +71,15 @@ def window_end(context: Mapping[str, Any]) -> dt.date | None:
 
 
 def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
-    """``A4:stock:move-in-window`` / ``A4:stock:price-in-window``, or None (see the module docstring)."""
+    """``A4:stock:move-in-window`` / ``A4:stock:price-in-window``, or the rule of
+    :func:`~anachron.tasks.stock.outcome.find_outcome` (``A4:stock:return-in-window``,
+    ``A4:stock:ranking-in-window``), or None (see the module docstring)."""
     subjects = mentioned_tickers(text, as_list(context.get("tickers")), as_list(context.get("names")))
     if not subjects or HEDGE.search(text):
         return None
+    found = find_outcome(text, context)
+    if found is not None and found.rule != "A4:stock:move-in-window":
+        return found.rule
     cutoff, end = context_cutoff(context), window_end(context)
     in_window = bool(periods_after(text, cutoff, end)) or bool(_WINDOW_PHRASE.search(text))
     if not in_window:
