@@ -49,7 +49,8 @@ _REALISED = re.compile(
 _HEDGED = re.compile(
     r"(?-i:\bwill\b|\bWill(?=\s+[a-z])|\bmay\b(?!\s+\d))|"  # modal will / may, not "Will Smith" or "May 3"
     r"\b(?:would|could|might|should|expect\w*|forecast\w*|predict\w*|project(?:s|ed|ion)|likely|unlikely|"
-    r"probabilit\w*|chances?|odds|plans?|planned|aims?|hopes?|intends?|anticipat\w*|scheduled|set\s+to|"
+    r"probabilit\w*|chances?|odds|plans?|planned|aims?|hopes?|intends?|anticipat\w*|scheduled|set\s+(?:to|for)|"
+    r"slated|due\s+(?:to|on|in)|upcoming|to\s+be\s+held|"
     r"poised|bet(?:s|ting)?|priced|implied|if|whether|uncertain|unclear|goals?|pledged?|promised?|commit\w*|"
     r"this\s+(?:market|question)|refers?\s+to|can\s+resolve|to\s+count)\b",
     re.I,

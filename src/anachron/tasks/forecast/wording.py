@@ -36,6 +36,13 @@ STOP = frozenset(
     many how when where why if about up down one two three four five six seven eight nine ten e g eg average
     day days total""".split()
 )
+#: Where the core of a question ends ("Will X win the election | in 2026?"): its adjuncts of time
+#: and manner begin.
+_ADJUNCT = re.compile(
+    r"\s(?:by|at|before|after|in|on|during|for|between|as|than|from|until|within|over|under|with|without|"
+    r"compared|according)\s|[?,;(]",
+    re.I,
+)
 #: Words whose absence from the question's names is no loss: question and auxiliary words.
 _QUESTION_WORDS = frozenset("will what which who how when is are does do did has have according by in if".split())
 
@@ -60,7 +67,7 @@ _SUFFIXES = (
 #: one kind share a token, so a paraphrase matches the question ("cut" for "decreases",
 #: "defeated" for "win"). ``~up``/``~down`` and ``~win``/``~lose`` are opposites.
 EVENT_KINDS: dict[str, tuple[str, ...]] = {
-    "~win": ("win", "won", "victory", "victorious", "defeat", "prevail", "clinch", "triumph", "capture"),
+    "~win": ("win", "won", "victory", "victorious", "defeat", "beat", "prevail", "clinch", "triumph", "capture"),
     "~lose": ("lose", "lost", "loss", "eliminated", "concede", "ousted"),
     "~up": ("increase", "raise", "hike", "rise", "rose", "climb", "grow", "grew", "gain", "exceed", "surpass",
             "top", "topped", "jump", "surge", "higher", "greater", "above", "warmer", "stronger", "advance"),
@@ -221,8 +228,8 @@ class Question:
 
     Attributes:
         raw: its first paragraph; sentence: :func:`question_sentence`; tokens: its
-        :func:`content`; names: :func:`names`; heads: :func:`name_heads`; years: the years it
-        names (calendar or fiscal).
+        :func:`content`; names: :func:`names`; heads: :func:`name_heads`; head:
+        :func:`core_head`; years: the years it names (calendar or fiscal).
     """
 
     raw: str
@@ -230,6 +237,7 @@ class Question:
     tokens: frozenset[str]
     names: frozenset[str]
     heads: frozenset[str]
+    head: str | None
     years: frozenset[int]
 
 
@@ -240,15 +248,33 @@ def read_question(question: str) -> Question:
     sentence = question_sentence(raw)
     years = {p.start.year for p in find_periods(sentence) if p.kind in ("year", "fiscal_year")}
     return Question(raw, sentence, frozenset(content(sentence)), frozenset(names(sentence)),
-                    frozenset(name_heads(sentence)), frozenset(years))
+                    frozenset(name_heads(sentence)), core_head(sentence), frozenset(years))
+
+
+def core_head(sentence: str) -> str | None:
+    """The last content token of the question's core, before its first adjunct ("Will X lower
+    its policy rate | by 50 basis points at ...?" -> ``rat``): the thing the event is about."""
+    words = re.split(r"\s+", re.sub(r"^according\s+to\s+[^,]{1,40},\s*", "", sentence.strip(), flags=re.I))
+    if words and words[0].lower() in _QUESTION_WORDS:
+        words = words[1:]
+    rest = " ".join(words)
+    cut = _ADJUNCT.search(rest, 1)
+    core = rest[: cut.start()] if cut else rest
+    for w in reversed(re.findall(r"[A-Za-z][A-Za-z'’]+", _plain_acronyms(core))):
+        if w.lower() not in STOP and len(w) > 1:
+            return _kind(stem(w)) or stem(w)
+    return None
 
 
 def restates(q: Question, claim_tokens: set[str]) -> bool:
     """Whether a claim (its tokens ``claim_tokens``) restates the whole of the question's event:
-    the head of each of its names (:func:`name_heads`), each kind of event it asks about (or
-    the opposite kind), each rate step, and at least half of its other content words."""
-    if not q.heads <= claim_tokens:
-        return False
+    the head of each of its names (:func:`name_heads`) and of its core (:func:`core_head`),
+    each kind of event it asks about (or the opposite kind), each rate step, and at least half
+    of its other content words."""
+    heads = set(q.heads) | ({q.head} if q.head else set())
+    for h in heads:
+        if h not in claim_tokens and OPPOSITE.get(h) not in claim_tokens:
+            return False
     others = q.tokens - q.names
     kinds = event_kinds(others)
     if any(k not in claim_tokens and OPPOSITE.get(k) not in claim_tokens for k in kinds):

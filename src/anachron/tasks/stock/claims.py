@@ -19,7 +19,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.names import mentioned_tickers
-from anachron.tasks.stock.outcome import find_outcome
+from anachron.tasks.stock.outcome import FUNDAMENTAL, WINDOW_PHRASE, find_outcome
 from anachron.verify.features import HEDGE, as_list, context_cutoff, periods_after
 
 #: Nouns naming a stock outcome ("following the crash", "praised the rally").
@@ -41,18 +41,6 @@ _STOCK_NOUN = re.compile(
 _PRICE_WORDS = re.compile(
     r"\b(clos(?:e|ed|ing) (?:at|of)|traded at|trading at|price[sd]? (?:at|of)|priced at|(?:a|per) share)\b", re.I
 )
-_FUNDAMENTAL = re.compile(
-    r"\b(revenues?|sales|earnings|eps|net income|net loss|income|profits?|margins?|ebitda|cash flow|deliveries|"
-    r"production|output|demand|dividends?|debt|guidance|bookings|subscribers|users|headcount)\b",
-    re.I,
-)
-_WINDOW_PHRASE = re.compile(
-    r"\b(?:over|during|across|through(?:out)?|in|by the end of|at the end of|end(?:ed|s)?|finish(?:ed|es)?) the "
-    r"(?:\w+ )?(?:window|period|horizon|ranking period|evaluation period|prediction period|forecast period)\b",
-    re.I,
-)
-
-
 def window_end(context: Mapping[str, Any]) -> dt.date | None:
     """The last day of the prediction window: the context's ``end_date``, else its label's ``last_day``."""
     label = context.get("label") or {}
@@ -81,12 +69,12 @@ def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
     if found is not None and found.rule != "A4:stock:move-in-window":
         return found.rule
     cutoff, end = context_cutoff(context), window_end(context)
-    in_window = bool(periods_after(text, cutoff, end)) or bool(_WINDOW_PHRASE.search(text))
+    in_window = bool(periods_after(text, cutoff, end)) or bool(WINDOW_PHRASE.search(text))
     if not in_window:
         return None
-    if _STOCK_MOVE.search(text) and (_STOCK_NOUN.search(text) or not _FUNDAMENTAL.search(text)):
+    if _STOCK_MOVE.search(text) and (_STOCK_NOUN.search(text) or not FUNDAMENTAL.search(text)):
         return "A4:stock:move-in-window"
-    if _PRICE_WORDS.search(text) and not _FUNDAMENTAL.search(text):
+    if _PRICE_WORDS.search(text) and not FUNDAMENTAL.search(text):
         return "A4:stock:price-in-window"
     return None
 

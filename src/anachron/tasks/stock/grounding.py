@@ -44,9 +44,9 @@ class WindowOutcomeGrounding:
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
         """A leaked A4 verdict at the window's last trading day, or None."""
         w = window_of(instance)
-        spans = mentions(fact, w) if w is not None else None
-        if not spans:
+        if w is None:
             return None
+        spans = mentions(fact, w)
         found = find_outcome(fact, instance, w, spans)
         if found is not None:
             return GroundedVerdict(
@@ -58,7 +58,7 @@ class WindowOutcomeGrounding:
         return GroundedVerdict(w.last_day, note, outcome=True, category="A4")
 
     def _end_close(self, fact: str, w: Window, spans: dict[str, list[int]]) -> str | None:
-        if self.prices is None or "$" not in fact:
+        if self.prices is None or not spans or "$" not in fact:
             return None
         for m in SHARE_PRICE.finditer(fact):
             stated = float(m[1].replace(",", ""))

@@ -8,21 +8,25 @@ states the outcome when what it says about the companies' performance is *the wi
   the cutoff and not after the window's last day ("through May 2020", "from early December to
   June" with month names the window spans), or a phrase naming the window ("over the period",
   "the following six months"); or it has no time reference at all. A claim whose references
-  all lie before the cutoff (or straddle it: "in 2019", "over the year to Nov. 29"), or after
-  the window, is about another period: not the outcome, whatever its numbers;
+  all lie before the cutoff (or straddle it: "in 2019", "over the year to Nov. 29"), look back
+  from it ("over the past year", "has outperformed"), or lie after the window, is about
+  another period: not the outcome, whatever its numbers;
 * **its assertions agree with the window's returns** (:func:`assertions`): a return figure
-  ("fell 43%", "about 16 percent", "roughly halved") of a named company within
-  :data:`~anachron.verify.layers.grounded.RETURN_TOL_PP` of its window return (the sign too,
-  when the wording gives one); a rank ("the weakest of the five", "held up best", "came out on
-  top", "second-best"), a comparison ("outperformed X and Y", "trailed X") or a sign ("the only
-  two to finish higher") that the window's returns bear out.
+  ("fell 43%", "about 16 percent", "roughly halved", "lost a third") of a named company within
+  :data:`~anachron.verify.layers.grounded.RETURN_TOL_PP` of its window return (half the
+  rounding step for "about 60%"; the sign too, when the wording gives one); a rank ("the
+  weakest of the five", "held up best", "came out on top", "second-best", "the steepest
+  decline"), a comparison ("outperformed X and Y", "trailed X"), an order ("from best to worst:
+  A, B, C") or a sign ("the only two to finish higher", "all five ended lower") that the
+  window's returns bear out.
 
-A claim with no time reference needs a return figure that matches, or a rank or comparison
-that names the group ("of the five", "in the group", "among these") or two of its companies;
-a claim whose scope is the window needs a performance statement none of whose checkable
-assertions is false. Company fundamentals (revenue, earnings ...) are not the stock's
-performance. The close at the end of the window is checked by the task's grounding
-(:mod:`anachron.tasks.stock.grounding`), which has the price table.
+A claim with no time reference needs a return figure that matches, or a rank, comparison or
+order that names two of the companies, the group ("of the five", "in the group", "among
+these") or the stock ("shares", "performer"); a claim whose scope is the window needs a
+performance statement. No checkable assertion may be false. Company fundamentals (revenue,
+earnings ...) and analysts' opinions are not the stock's performance. The close at the end of
+the window is checked by the task's grounding (:mod:`anachron.tasks.stock.grounding`), which
+has the price table.
 """
 
 from __future__ import annotations
@@ -47,22 +51,28 @@ BASE_DAY_SLACK = 7
 _UP = (
     r"ros[e]|rise[sn]?|rising|gain(?:ed|s|ing|ers?)?|climb(?:ed|s|ing)?|jump(?:ed|s)?|surg(?:e|ed|es|ing)|soar(?:ed|s|ing)?|"
     r"rall(?:y|ied|ies)|rebound(?:ed|s)?|advanc(?:e|ed|es)|increase[ds]?|appreciat(?:ed|es)|add(?:ed|s)|"
-    r"higher|up|positive|green|doubled|tripled"
+    r"higher|up|positive|green|doubled|tripled|recover(?:ed|s)?|firmed|strengthened|edged\s+(?:up|higher)"
 )
 _DOWN = (
     r"fell|fall(?:en|s|ing)?|drop(?:ped|s|ping)?|declin(?:e|ed|es|ing)|slid(?:e|es)?|sank|sunk|sinks?|"
-    r"plung(?:e|ed|es)|plummet(?:ed|s)?|tumbl(?:e|ed|es)|slump(?:ed|s)?|lost|los(?:e|es|ing)|loss(?:es)?|losers?|"
-    r"shed|crash(?:ed|es)?|decrease[ds]?|depreciat(?:ed|es)|lower|down|negative|red|halved|slipped|eroded"
+    r"plung(?:e|ed|es)|plummet(?:ed|s)?|tumbl(?:e|ed|es)|slump(?:ed|s)?|lost|los(?:e|es|ing)|loss(?:es)?|losers?|decliners?|"
+    r"shed|crash(?:ed|es)?|decrease[ds]?|depreciat(?:ed|es)|lower|down|negative|red|halved|slipped|eroded|"
+    r"(?:gave|give[sn]?|giving)\s+up|wiped\s+out|dip(?:ped|s)?|retreat(?:ed|s)?|weakened|edged\s+(?:down|lower)"
 )
 _DIRECTION = re.compile(rf"\b(?:(?P<up>{_UP})|(?P<down>{_DOWN}))\b", re.I)
 #: A return figure: "-16.3%", "43 percent", "12 per cent" (not "percentage points").
 _PERCENT = re.compile(r"(?<![\w.])([+\-−]?\d+(?:\.\d+)?)\s?(?:%|percent\b(?!age)|per\s+cent\b|pct\b)", re.I)
 #: A return stated as a fraction in words, with its value in percent.
+#: Words that make a figure approximate or a bound ("about 60%", "more than 40%", "just over").
+_APPROX = r"(?:about|roughly|around|nearly|almost|some|approximately|close\s+to|more\s+than|less\s+than|over|under|(?:just|a\s+little|slightly)\s+(?:over|under|more\s+than|less\s+than))"
+_APPROX_BEFORE = re.compile(rf"\b{_APPROX}\s*$", re.I)
+_LOSS_VERB = r"(?:lost|shed|erased|gave\s+up|wiped\s+out)\s+(?:" + _APPROX + r"\s+)?"
 _WORD_FRACTIONS = (
-    (re.compile(r"\b(?:halved|halving|cut\s+in\s+half|(?:lost|shed|erased)\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+)?half)\b", re.I), -50.0),
-    (re.compile(r"\b(?:lost|shed|erased)\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+)?(?:a|one)[- ]third\b", re.I), -100.0 / 3),
-    (re.compile(r"\b(?:lost|shed|erased)\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+)?two[- ]thirds\b", re.I), -200.0 / 3),
-    (re.compile(r"\b(?:lost|shed|erased)\s+(?:about\s+|roughly\s+|nearly\s+|almost\s+)?(?:a|one)[- ]quarter\b", re.I), -25.0),
+    (re.compile(rf"\b(?:(?:roughly\s+|nearly\s+|almost\s+|about\s+)?halved|halving|cut\s+in\s+half|{_LOSS_VERB}half)\b", re.I), -50.0),
+    (re.compile(rf"\b{_LOSS_VERB}(?:a|one)[- ]third\b", re.I), -100.0 / 3),
+    (re.compile(rf"\b{_LOSS_VERB}two[- ]thirds\b", re.I), -200.0 / 3),
+    (re.compile(rf"\b{_LOSS_VERB}(?:a|one)[- ]quarter\b", re.I), -25.0),
+    (re.compile(rf"\b{_LOSS_VERB}three[- ]quarters\b", re.I), -75.0),
     (re.compile(r"\bdoubled\b", re.I), 100.0),
     (re.compile(r"\btripled\b", re.I), 200.0),
 )
@@ -80,7 +90,7 @@ _RANK = re.compile(
 #: A superlative of size ("the steepest", "the group's smallest", "fell the most"): the best or
 #: the worst depending on the direction of the move it qualifies (:func:`_size_rank`).
 _SIZE = re.compile(
-    r"\b(?:the|group's|sector's|its|their)\s+(?:\w+(?:'s)?\s+)?(?:(?P<big>biggest|largest|steepest|deepest|sharpest|"
+    r"\b(?:the|group's|sector's|its|their)\s+(?:\w+(?:'s)?\s+)?(?:(?P<ord>second|third|fourth|2nd|3rd|4th)[- ])?(?:(?P<big>biggest|largest|steepest|deepest|sharpest|"
     r"heaviest|greatest|most\s+severe|most|strongest)|(?P<small>smallest|mildest|shallowest|slightest|least|fewest|narrowest))\b",
     re.I,
 )
@@ -112,6 +122,7 @@ _ONLY = re.compile(r"\b(?:the\s+)?only\s+(?:ones?|two|three|four|names?|stocks?|
 _GROUP = re.compile(
     r"\b(?:of|among|in|within|across)\s+(?:the|these|this|those|its|their|all)\s+(?:\w+\s+){0,3}?"
     r"(?:five|four|group|set|names|companies|stocks|peers|members|bunch|basket|quintet|list|sector|others)\b"
+    r"|\bamong\s+(?:these|those|the\s+five|this\s+group)\b"
     r"|\b(?:the\s+(?:rest|others|other\s+four|group|five)|its\s+peers|their\s+peers|peer\s+group)\b",
     re.I,
 )
@@ -123,15 +134,21 @@ _STOCK_NOUN = re.compile(
     re.I,
 )
 #: Business figures and attributes: a statement about them is not the stock's performance.
-_FUNDAMENTAL = re.compile(
+FUNDAMENTAL = re.compile(
     r"\b(?:revenues?|sales|earnings|eps|net\s+income|net\s+loss|income|profits?|margins?|ebitda|cash\s+flows?|"
     r"deliveries|production|output|demand|dividends?|debt|guidance|bookings|subscribers|users|headcount|"
     r"employees|workforce|market\s+share|capex|spending|costs?|volumes?|yield|payout|ratings?|credit|"
     r"balance\s+sheets?|leverage|reserves|customers|orders|backlog|capacity|estimates?|forecasts?)\b",
     re.I,
 )
+#: Opinions of the stock (analysts' ranks and ratings): not its performance.
+_OPINION = re.compile(
+    r"\b(?:analysts?|rated|ratings?|recommend\w*|upgrad\w*|downgrad\w*|price\s+targets?|top\s+picks?|consensus|"
+    r"overweight|underweight)\b",
+    re.I,
+)
 #: A phrase naming the window itself.
-_WINDOW_PHRASE = re.compile(
+WINDOW_PHRASE = re.compile(
     r"\b(?:over|during|across|through(?:out)?|in|by\s+the\s+end\s+of|at\s+the\s+end\s+of|end(?:ed|s)?|finish(?:ed|es)?|for)\s+"
     r"the\s+(?!(?:same|prior|previous|preceding|earlier|year-ago|comparable|last)\b)(?:\w+\s+)?(?:window|period|horizon|ranking\s+period|evaluation\s+period|prediction\s+period|forecast\s+period)\b"
     r"|\b(?:over|during|in|across|for)\s+the\s+(?:following|next|subsequent|ensuing|coming)\s+"
@@ -139,6 +156,22 @@ _WINDOW_PHRASE = re.compile(
     r"|\b(?:over|in|during)\s+the\s+(?:\w+[- ])?(?:month|week)s?\s+(?:that\s+)?(?:followed|after(?:wards?)?|since)\b",
     re.I,
 )
+#: A time before the window named by its relation to it ("in the month before the cutoff").
+_BEFORE_WINDOW = re.compile(
+    r"\b(?:before|prior\s+to|ahead\s+of|leading\s+up\s+to|in\s+the\s+run-up\s+to)\s+(?:the\s+)?(?:cutoff|window|period|start)\b",
+    re.I,
+)
+#: The present perfect ("has outperformed", "have been the laggards"): the time up to the writing.
+_PERFECT = re.compile(r"\b(?:has|have)\s+(?:\w+ly\s+)?(?:been|[a-z]+ed)\b", re.I)
+#: The whole group as the subject ("all five", "each of the five", "none of the five").
+_WHOLE_GROUP = re.compile(
+    r"\b(?:(?P<all>all|every(?:\s+one)?|each)(?:\s+of)?\s+(?:the\s+|these\s+|those\s+)?(?:five|four|\w+\s+)?"
+    r"(?:stocks|names|companies|members|shares|five)|(?P<none>none|not\s+one)\s+of\s+(?:the\s+|these\s+|those\s+)?(?:five|\w+\s+)?"
+    r"(?:stocks|names|companies|members|five))\b",
+    re.I,
+)
+#: An order of the companies: "the ranking was A, B, C", "from best to worst: A, B, C".
+_ORDER = re.compile(r"\b(?:rank(?:ing|ed)|order(?:ed)?|finishing\s+order|(?P<rev>worst|weakest)\s+to\s+(?:best|strongest)|(?:best|strongest)\s+to\s+(?:worst|weakest))\b", re.I)
 #: Where a clause ends for the subject of an assertion.
 _CLAUSE_BREAK = re.compile(r"[;:]|,\s+(?:while|whereas|but|and|as)\b|\b(?:while|whereas|but)\b")
 
@@ -205,10 +238,13 @@ def time_scope(text: str, w: Window) -> str:
     it, or a phrase naming it, and none elsewhere but the base day just before it), ``"other"``
     (references before the cutoff, straddling it, or after the window, and none inside), or
     ``"none"`` (no time reference). A reference that looks back from the cutoff ("over the
-    past year", "year to date") is other.
+    past year", "year to date"), or the present perfect ("has outperformed") without a
+    reference inside the window, is other.
 
-    Month names without a year count as inside when the window (shorter than a year) spans
-    that month, else as other; "Aug. 30" counts as its month."""
+    Month names without a year count, in a claim with no dated reference, as inside when the
+    window (shorter than a year) spans that month, else as other; "Aug. 30" counts as its
+    month. (With a dated reference, "between Aug. 3 and Feb. 26, 2021", that reference says
+    which year.)"""
     inside = other = base = False
     periods = find_periods(text)
     for p in periods:
@@ -218,14 +254,14 @@ def time_scope(text: str, w: Window) -> str:
             base = True  # the base close of the window's return, if the claim reaches into the window
         else:
             other = True
-    for month in yearless_months(text, periods) if w.months is not None else ():
+    for month in yearless_months(text, periods) if w.months is not None and not periods else ():
         if month in w.months:
             inside = True
         else:
             other = True
-    if _WINDOW_PHRASE.search(text):
+    if WINDOW_PHRASE.search(text):
         inside = True
-    if LOOKING_BACK.search(text):
+    if LOOKING_BACK.search(text) or _BEFORE_WINDOW.search(text) or (_PERFECT.search(text) and not inside):
         other = True
     if inside and not other:
         return "window"
@@ -286,13 +322,23 @@ def _direction_near(text: str, start: int, end: int) -> int:
     return 1 if pick["up"] else -1
 
 
+def _figure_tolerance(text: str, start: int, value: float) -> float:
+    """Tolerance of a stated return in percentage points: :data:`RETURN_TOL_PP`, or half its
+    rounding step when an approximation word comes before it ("about 60%": +-5, "roughly 45%":
+    +-2.5)."""
+    if not _APPROX_BEFORE.search(text[max(0, start - 30):start]):
+        return RETURN_TOL_PP
+    step = 10.0 if value % 10 == 0 else 5.0 if value % 5 == 0 else 1.0
+    return max(RETURN_TOL_PP, step / 2)
+
+
 def _return_assertions(text: str, spans: dict[str, list[int]], w: Window) -> list[Assertion]:
     figures: list[tuple[int, int, float, float, int]] = []  # start, end, value (pp), tolerance, sign
     for m in _PERCENT.finditer(text):
         raw = m[1].replace("−", "-")
         value = float(raw)
         sign = -1 if raw.startswith("-") else (1 if raw.startswith("+") else _direction_near(text, m.start(), m.end()))
-        figures.append((m.start(), m.end(), abs(value), RETURN_TOL_PP, sign))
+        figures.append((m.start(), m.end(), abs(value), _figure_tolerance(text, m.start(), value), sign))
     for pattern, value in _WORD_FRACTIONS:
         for m in pattern.finditer(text):
             tol = max(RETURN_TOL_PP, WORD_FRACTION_REL_TOL * abs(value))
@@ -300,7 +346,7 @@ def _return_assertions(text: str, spans: dict[str, list[int]], w: Window) -> lis
     out = []
     for start, end, value, tol, sign in figures:
         lo = _clause_start(text, start)
-        if _FUNDAMENTAL.search(text, lo, end):
+        if FUNDAMENTAL.search(text, lo, end):
             continue  # "revenue fell 12%": the business, not the stock
         t = _subject_before(text, spans, start)
         if t is None or t not in w.returns:
@@ -313,7 +359,8 @@ def _return_assertions(text: str, spans: dict[str, list[int]], w: Window) -> lis
 
 def _size_rank(text: str, m: re.Match[str], n: int) -> int | None:
     """The place a size superlative states: 1 for the biggest rise or the smallest fall, ``n``
-    for the biggest fall or the smallest rise; None when no move is near it (the three words
+    for the biggest fall or the smallest rise (an ordinal counts from that end: "the
+    second-steepest fall" is ``n - 1``); None when no move is near it (the three words
     after it, else the six before it in its clause: "the steepest decline", "its decline was
     the steepest", "fell the most")."""
     after = re.match(r"(?:\W+\w+){0,3}", text[m.end():])
@@ -324,15 +371,18 @@ def _size_rank(text: str, m: re.Match[str], n: int) -> int | None:
         d = before[-1] if before else None
     if d is None:
         return None
-    up = bool(d["up"])
-    return 1 if up == bool(m["big"]) else n
+    k = _ORDINAL.get((m["ord"] or "").lower(), 1)
+    return k if bool(d["up"]) == bool(m["big"]) else n + 1 - k
 
 
 def _rank_assertions(text: str, spans: dict[str, list[int]], w: Window) -> list[Assertion]:
     """Ranks, comparisons and signs, each with its subjects: the companies named since the
     previous assertion (else those of the previous one, else the first named after it)."""
     found: list[tuple[int, int, str, Any]] = []
+    order = _ORDER.search(text)
     for m in _RANK.finditer(text):
+        if order is not None and order.start() <= m.start() < order.end():
+            continue  # "from best to worst": an order follows, not a rank
         k = _ORDINAL.get((m["ord"] or "").lower(), 1)
         found.append((m.start(), m.end(), "rank", k if m["best"] else len(w.returns) + 1 - k))
     for m in _SIZE.finditer(text):
@@ -386,13 +436,52 @@ def mentions(text: str, w: Window) -> dict[str, list[int]]:
     return {t: at for t, at in ticker_mentions(text, list(w.tickers), list(w.names)).items() if t in w.returns}
 
 
+def _order_assertions(text: str, spans: dict[str, list[int]], w: Window) -> list[Assertion]:
+    """An order of three or more companies after "ranking" / "best to worst" ...: the order of
+    their first mentions after it is the window's (reversed for "worst to best")."""
+    m = _ORDER.search(text)
+    if m is None:
+        return []
+    firsts = sorted((min(p for p in at if p >= m.start()), t) for t, at in spans.items() if any(p >= m.start() for p in at))
+    if len(firsts) < 3:
+        return []
+    stated = [t for _, t in firsts]
+    true = sorted(stated, key=lambda t: -w.returns[t])
+    if m["rev"]:
+        true.reverse()
+    return [Assertion("order", stated == true, f"order stated {', '.join(stated)}; window order {', '.join(true)}")]
+
+
+def _group_assertions(text: str, w: Window) -> list[Assertion]:
+    """A sign of the whole group ("all five ended lower", "none of the five gained"): every
+    company's window return has that sign (none has it)."""
+    out = []
+    for g in _WHOLE_GROUP.finditer(text):
+        brk = _CLAUSE_BREAK.search(text, g.end())
+        hi = brk.start() if brk else len(text)
+        sign = _SIGN.search(text, g.end(), hi)
+        d = _DIRECTION.search(text, g.end(), hi) if sign is None else None
+        if sign is not None:
+            arg = 1 if (sign["up"] or sign["up1"] or sign["up2"]) else -1
+        elif d is not None:
+            arg = 1 if d["up"] else -1
+        else:
+            continue
+        if g["none"]:
+            holds = all(r * arg <= 0 for r in w.returns.values())
+        else:
+            holds = all(r * arg > 0 for r in w.returns.values())
+        out.append(Assertion("sign", holds, f"{'none' if g['none'] else 'all'} of the group {'up' if arg > 0 else 'down'} stated"))
+    return out
+
+
 def assertions(text: str, w: Window, spans: dict[str, list[int]] | None = None) -> list[Assertion]:
     """Every checkable statement of ``text`` about the window's returns (see the module docstring);
     ``spans``: :func:`mentions` when already known."""
     spans = mentions(text, w) if spans is None else spans
     if not spans:
-        return []
-    return _return_assertions(text, spans, w) + _rank_assertions(text, spans, w)
+        return _group_assertions(text, w)
+    return _return_assertions(text, spans, w) + _rank_assertions(text, spans, w) + _order_assertions(text, spans, w)
 
 
 # -- the finding ----------------------------------------------------------------------------
@@ -421,12 +510,12 @@ def find_outcome(
     if w is None:
         return None
     spans = mentions(text, w) if spans is None else spans
-    if not spans or HEDGE.search(text):
+    if not (spans or _WHOLE_GROUP.search(text)) or HEDGE.search(text):
         return None
     found = assertions(text, w, spans)
     wrong = [a for a in found if not a.holds]
     right = [a for a in found if a.holds]
-    if wrong or (_FUNDAMENTAL.search(text) and not _STOCK_NOUN.search(text)):
+    if wrong or _OPINION.search(text) or (FUNDAMENTAL.search(text) and not _STOCK_NOUN.search(text)):
         return None
     if not right and not _DIRECTION.search(text):
         return None
@@ -434,11 +523,11 @@ def find_outcome(
     if scope == "other":
         return None
     figures = [a for a in right if a.kind == "return"]
-    relative = [a for a in right if a.kind in ("rank", "compare") or (a.kind == "sign" and _ONLY.search(text))]
-    named = len(spans) >= 2
+    relative = [a for a in right if a.kind in ("rank", "compare", "order") or (a.kind == "sign" and _ONLY.search(text))]
+    specific = len(spans) >= 2 or bool(_STOCK_NOUN.search(text)) or bool(_GROUP.search(text))
     if figures:
         return OutcomeFinding("A4:stock:return-in-window", "; ".join(a.note for a in figures))
-    if relative and (scope == "window" or named or _GROUP.search(text)):
+    if relative and spans and (scope == "window" or specific):
         return OutcomeFinding("A4:stock:ranking-in-window", "; ".join(a.note for a in relative))
     if scope == "window" and (right or _DIRECTION.search(text)):
         note = "; ".join(a.note for a in right) or "a move of the group's companies over the window"
