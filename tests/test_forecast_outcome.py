@@ -30,6 +30,12 @@ YIELD = {"question": "Will the Freedonia 10-year bond yield have increased by 20
          "cutoff_date": "2026-04-10", "resolution_date": "2026-05-10", "resolved_to": 1}
 CUP = {"question": "[Tournament] Will Ruritania win the 2030 Continental Cup?",
        "cutoff_date": "2030-05-01", "resolution_date": "2030-07-14", "resolved_to": 0}
+TITLE = {"question": "Will Ana Ruiz repeat as Continental Chess Champion?",
+         "cutoff_date": "2029-03-01", "resolution_date": "2029-11-20", "resolved_to": 0}
+NOMINEE = {"question": "Will Tomas Berg be the Centrist Party Nominee for Governor in 2027?",
+           "cutoff_date": "2027-03-01", "resolution_date": "2027-06-30", "resolved_to": 1}
+PRICES = {"question": "Will inflation in Freedonia reach more than 6% in 2027?",
+          "cutoff_date": "2027-04-01", "resolution_date": "2027-12-31", "resolved_to": 0}
 MAYOR = {"question": "Will Priya Okafor win the Lakeshore Mayoral Election in 2027",
          "cutoff_date": "2027-09-15", "resolution_date": "2027-11-02", "resolved_to": 1}
 
@@ -48,6 +54,9 @@ MAYOR = {"question": "Will Priya Okafor win the Lakeshore Mayoral Election in 20
         (CUP, "Ruritania was knocked out of the 2030 Continental Cup in the quarter-finals."),
         (CUP, "Ruritania did not end up winning the Continental Cup."),          # outcome words, a "[tag]" question
         (MAYOR, "Priya Okafor beat two rivals to become Lakeshore's mayor-elect."),  # every word of the event restated
+        (TITLE, "Ana Ruiz lost her Continental Chess Champion title."),          # losing is the opposite of keeping
+        (NOMINEE, "Berg secured the Centrist Party nomination for governor."),   # a question of names only
+        (PRICES, "Freedonia's inflation stayed under 6% throughout 2027."),      # the percentage is shared
     ],
 )
 def test_the_resolution_in_other_words(ctx, fact):
@@ -78,6 +87,10 @@ def test_the_resolution_in_other_words(ctx, fact):
         (CUP, "Ruritania did not win the 2026 Continental Cup."),                 # another edition
         (MAYOR, "Priya Okafor won the Lakeshore mayoral primary."),               # the election's head word is missing
         (MAYOR, "The Lakeshore Mayoral Election was set for Nov. 2."),           # a date fixed in advance
+        (TITLE, "Ana Ruiz won the Continental Chess Champion title in 2027."),
+        (NOMINEE, "Berg sought the Centrist Party nomination for governor in 2019."),
+        (NOMINEE, "Berg did not seek the Centrist Party nomination for governor in 2019."),
+        (PRICES, "Freedonia's inflation peaked at 9% in 2022."),
     ],
 )
 def test_background_about_the_same_entities_is_not_the_resolution(ctx, fact):

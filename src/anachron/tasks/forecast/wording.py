@@ -81,8 +81,13 @@ EVENT_KINDS: dict[str, tuple[str, ...]] = {
     "~happen": ("occur", "happen"),
     "~delay": ("delay", "postpone", "postponement"),
     "~create": ("create", "creation", "found", "establish", "formed"),
+    "~retain": ("retain", "defend", "repeat", "keep", "kept", "remain", "stay", "stayed", "continue"),
 }
-OPPOSITE = {"~win": "~lose", "~lose": "~win", "~up": "~down", "~down": "~up"}
+#: The kinds of event that are the opposite of each kind (keeping a title is not losing it).
+OPPOSITE: dict[str, frozenset[str]] = {
+    "~win": frozenset({"~lose"}), "~lose": frozenset({"~win", "~retain"}), "~up": frozenset({"~down"}),
+    "~down": frozenset({"~up"}), "~retain": frozenset({"~lose", "~leave"}), "~leave": frozenset({"~retain"}),
+}
 
 #: Rate steps: "25 bps", "25 basis points", "0.25 percentage point", "a quarter-point", "half a point".
 _RATE_STEP = re.compile(
@@ -148,6 +153,9 @@ def _kind(s: str) -> str | None:
     return _KIND_OF.get(s)
 
 
+_PERCENT_FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:%|percent\b(?!age)|per\s+cent\b)", re.I)
+
+
 def rate_steps(text: str) -> set[str]:
     """Rate steps in ``text`` as tokens in percentage points ("25 bps" -> ``#0.25pp``)."""
     out = set()
@@ -169,8 +177,8 @@ _PASSIVE_DEFEAT = re.compile(r"\b(?:was|were|been|being|is|are)\s+(?:\w+ly\s+)?(
 def content(text: str) -> set[str]:
     """Content tokens of ``text``: stems of its words (no stop words, no numbers: dates are
     anchors, not subject), a word of an event kind as that kind's token ("was defeated" as a
-    loss), and rate steps."""
-    out = rate_steps(text)
+    loss), rate steps and percentages (``#4%``)."""
+    out = rate_steps(text) | {f"#{float(m[1]):g}%" for m in _PERCENT_FIGURE.finditer(text)}
     text = _PASSIVE_DEFEAT.sub(" lost ", _RATE_STEP.sub(" ", _plain_acronyms(text)))
     for w in re.findall(r"[A-Za-z][A-Za-z'’]+", text):
         if w.lower() in STOP or len(w) < 2:
@@ -273,11 +281,11 @@ def restates(q: Question, claim_tokens: set[str]) -> bool:
     of its other content words."""
     heads = set(q.heads) | ({q.head} if q.head else set())
     for h in heads:
-        if h not in claim_tokens and OPPOSITE.get(h) not in claim_tokens:
+        if h not in claim_tokens and not OPPOSITE.get(h, frozenset()) & claim_tokens:
             return False
     others = q.tokens - q.names
     kinds = event_kinds(others)
-    if any(k not in claim_tokens and OPPOSITE.get(k) not in claim_tokens for k in kinds):
+    if any(k not in claim_tokens and not OPPOSITE.get(k, frozenset()) & claim_tokens for k in kinds):
         return False
     steps = {t for t in others if t.startswith("#")}
     rest = others - kinds - steps
@@ -295,16 +303,18 @@ def says_yes(claim: str, predicate: set[str], claim_tokens: set[str]) -> bool | 
     ``predicate``: the question's content tokens that are not names. None when the claim
     states none of them nor the opposite of its event kind; otherwise True, flipped once by a
     negation ("did not", "failed to", "never", "no") and once by the opposite event kind
-    ("lost" for a question about winning)."""
+    ("lost" for a question about winning). A question of names only ("Will X be the Y
+    Nominee?") leaves the negation alone to decide (the caller checks the names)."""
+    negated = bool(_NEGATION.search(claim))
+    if not predicate:
+        return not negated  # the question is all names ("Will X be the Y Nominee?"): the claim's negation decides
     kinds = event_kinds(predicate)
-    opposite = {OPPOSITE[k] for k in kinds if k in OPPOSITE} & claim_tokens
+    opposite = set().union(*(OPPOSITE.get(k, frozenset()) for k in kinds)) & claim_tokens
     same = (predicate & claim_tokens) - {t for t in predicate if not t.startswith("~") and len(t) < 3}
     if not same and not opposite:
         return None
     yes = not (opposite and not (kinds & claim_tokens))
-    if _NEGATION.search(claim):
-        yes = not yes
-    return yes
+    return not yes if negated else yes
 
 
 def month_anchors(claim: str, resolution: dt.date) -> list[Period]:

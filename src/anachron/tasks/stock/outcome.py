@@ -22,7 +22,7 @@ states the outcome when what it says about the companies' performance is *the wi
 
 A claim with no time reference needs a return figure that matches, or a rank, comparison or
 order that names two of the companies, the group ("of the five", "in the group", "among
-these") or the stock ("shares", "performer"); a claim whose scope is the window needs a
+these"), the stock ("shares", "performer") or a move ("fell the most"); a claim whose scope is the window needs a
 performance statement. No checkable assertion may be false. Company fundamentals (revenue,
 earnings ...) and analysts' opinions are not the stock's performance. The close at the end of
 the window is checked by the task's grounding (:mod:`anachron.tasks.stock.grounding`), which
@@ -62,10 +62,13 @@ _DOWN = (
 _DIRECTION = re.compile(rf"\b(?:(?P<up>{_UP})|(?P<down>{_DOWN}))\b", re.I)
 #: A return figure: "-16.3%", "43 percent", "12 per cent" (not "percentage points").
 _PERCENT = re.compile(r"(?<![\w.])([+\-−]?\d+(?:\.\d+)?)\s?(?:%|percent\b(?!age)|per\s+cent\b|pct\b)", re.I)
-#: A return stated as a fraction in words, with its value in percent.
 #: Words that make a figure approximate or a bound ("about 60%", "more than 40%", "just over").
-_APPROX = r"(?:about|roughly|around|nearly|almost|some|approximately|close\s+to|more\s+than|less\s+than|over|under|(?:just|a\s+little|slightly)\s+(?:over|under|more\s+than|less\s+than))"
+_APPROX = (
+    r"(?:about|roughly|around|nearly|almost|some|approximately|close\s+to|more\s+than|less\s+than|over|under|"
+    r"(?:just|a\s+little|slightly)\s+(?:over|under|more\s+than|less\s+than))"
+)
 _APPROX_BEFORE = re.compile(rf"\b{_APPROX}\s*$", re.I)
+#: A return stated as a fraction in words, with its value in percent.
 _LOSS_VERB = r"(?:lost|shed|erased|gave\s+up|wiped\s+out)\s+(?:" + _APPROX + r"\s+)?"
 _WORD_FRACTIONS = (
     (re.compile(rf"\b(?:(?:roughly\s+|nearly\s+|almost\s+|about\s+)?halved|halving|cut\s+in\s+half|{_LOSS_VERB}half)\b", re.I), -50.0),
@@ -82,7 +85,10 @@ _BEST = (
     r"top(?:[- ]perform\w*|\s+(?:spot|place|of\s+the\s+(?:group|pack|list|ranking|table)))|(?:highest|top)\s+(?:total\s+)?return|"
     r"(?:on|at\s+the)\s+top"
 )
-_WORST = r"worst|bottom|weakest|laggards?|last\s+place|lowest\s+(?:total\s+)?return|(?:at|on)\s+the\s+bottom"
+_WORST = (
+    r"worst|bottom|weakest|laggards?|last\s+place|lowest\s+(?:total\s+)?return|(?:at|on)\s+the\s+bottom|"
+    r"(?:hit|hurt)\s+(?:the\s+)?hardest|hardest[- ]hit"
+)
 _ORDINAL = {"second": 2, "third": 3, "fourth": 4, "2nd": 2, "3rd": 3, "4th": 4}
 _RANK = re.compile(
     rf"\b(?:(?P<ord>second|third|fourth|2nd|3rd|4th)[- ](?:\w+[- ])?)?(?:(?P<best>{_BEST})|(?P<worst>{_WORST}))\b", re.I
@@ -90,8 +96,9 @@ _RANK = re.compile(
 #: A superlative of size ("the steepest", "the group's smallest", "fell the most"): the best or
 #: the worst depending on the direction of the move it qualifies (:func:`_size_rank`).
 _SIZE = re.compile(
-    r"\b(?:the|group's|sector's|its|their)\s+(?:\w+(?:'s)?\s+)?(?:(?P<ord>second|third|fourth|2nd|3rd|4th)[- ])?(?:(?P<big>biggest|largest|steepest|deepest|sharpest|"
-    r"heaviest|greatest|most\s+severe|most|strongest)|(?P<small>smallest|mildest|shallowest|slightest|least|fewest|narrowest))\b",
+    r"\b(?:the|group's|sector's|its|their)\s+(?:\w+(?:'s)?\s+)?(?:(?P<ord>second|third|fourth|2nd|3rd|4th)[- ])?"
+    r"(?:(?P<big>biggest|largest|steepest|deepest|sharpest|heaviest|greatest|furthest|farthest|hardest|most\s+severe|"
+    r"most|strongest)|(?P<small>smallest|mildest|shallowest|slightest|least|fewest|narrowest))\b",
     re.I,
 )
 #: "ranked third", "finished fourth of the five"
@@ -100,9 +107,11 @@ _PLACE = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fo
 #: A comparison: the subject above (+1) or below (-1) the companies named after the verb.
 _COMPARE = re.compile(
     r"\b(?:(?P<above>outperform(?:ed|s|ing)?|outpac(?:ed|es)|outstripp?(?:ed|s)|beat|bested|topped|ahead\s+of|"
-    r"(?:did|fared|held\s+up|performed)\s+better\s+than|(?:rose|gained|climbed)\s+more\s+than|(?:fell|dropped|declined|lost)\s+less\s+than)"
+    r"(?:did|fared|held\s+up|performed)\s+better\s+than|(?:rose|gained|climbed)\s+(?:more|further|higher)\s+than|"
+    r"(?:fell|dropped|declined|lost|sank)\s+less\s+than)"
     r"|(?P<below>underperform(?:ed|s|ing)?|trail(?:ed|s|ing)|lagg?(?:ed|s|ing)(?:\s+behind)?|(?:finished|ended|came\s+in)\s+behind|"
-    r"(?:did|fared|held\s+up|performed)\s+worse\s+than|(?:fell|dropped|declined|lost)\s+more\s+than|(?:rose|gained|climbed)\s+less\s+than))\b",
+    r"(?:did|fared|held\s+up|performed)\s+worse\s+than|(?:fell|dropped|declined|lost|sank)\s+(?:more|further|farther|lower)\s+than|"
+    r"(?:rose|gained|climbed)\s+less\s+than))\b",
     re.I,
 )
 #: A sign over the window: "finished higher", "ended the period in the red", "was up", "to gain".
@@ -141,16 +150,18 @@ FUNDAMENTAL = re.compile(
     r"balance\s+sheets?|leverage|reserves|customers|orders|backlog|capacity|estimates?|forecasts?)\b",
     re.I,
 )
-#: Opinions of the stock (analysts' ranks and ratings): not its performance.
+#: Opinions of the stock (analysts' ranks and ratings), or a rank by size: not its performance.
 _OPINION = re.compile(
     r"\b(?:analysts?|rated|ratings?|recommend\w*|upgrad\w*|downgrad\w*|price\s+targets?|top\s+picks?|consensus|"
-    r"overweight|underweight)\b",
+    r"overweight|underweight)\b"
+    r"|\bby\s+(?:market\s+(?:cap\w*|value)|size|index\s+weight\w*|weight\w*|assets|revenues?|sales|headcount|employees)\b",
     re.I,
 )
 #: A phrase naming the window itself.
 WINDOW_PHRASE = re.compile(
     r"\b(?:over|during|across|through(?:out)?|in|by\s+the\s+end\s+of|at\s+the\s+end\s+of|end(?:ed|s)?|finish(?:ed|es)?|for)\s+"
-    r"the\s+(?!(?:same|prior|previous|preceding|earlier|year-ago|comparable|last)\b)(?:\w+\s+)?(?:window|period|horizon|ranking\s+period|evaluation\s+period|prediction\s+period|forecast\s+period)\b"
+    r"the\s+(?!(?:same|prior|previous|preceding|earlier|year-ago|comparable|last)\b)(?:\w+\s+)?"
+    r"(?:window|period|horizon|ranking\s+period|evaluation\s+period|prediction\s+period|forecast\s+period)\b"
     r"|\b(?:over|during|in|across|for)\s+the\s+(?:following|next|subsequent|ensuing|coming)\s+"
     r"(?:(?:\w+|\d+)[- ])?(?:months?|weeks?|quarters?|half[- ]year|year|half|semester)\b"
     r"|\b(?:over|in|during)\s+the\s+(?:\w+[- ])?(?:month|week)s?\s+(?:that\s+)?(?:followed|after(?:wards?)?|since)\b",
@@ -158,7 +169,8 @@ WINDOW_PHRASE = re.compile(
 )
 #: A time before the window named by its relation to it ("in the month before the cutoff").
 _BEFORE_WINDOW = re.compile(
-    r"\b(?:before|prior\s+to|ahead\s+of|leading\s+up\s+to|in\s+the\s+run-up\s+to)\s+(?:the\s+)?(?:cutoff|window|period|start)\b",
+    r"\b(?:before|prior\s+to|ahead\s+of|leading\s+up\s+to|in\s+the\s+run-up\s+to)\s+(?:the\s+)?(?:cut-?off|window|period|start)\b"
+    r"|\b(?:to|up\s+to|until|through|ending|ended|at)\s+the\s+cut-?off\b",
     re.I,
 )
 #: The present perfect ("has outperformed", "have been the laggards"): the time up to the writing.
@@ -171,7 +183,11 @@ _WHOLE_GROUP = re.compile(
     re.I,
 )
 #: An order of the companies: "the ranking was A, B, C", "from best to worst: A, B, C".
-_ORDER = re.compile(r"\b(?:rank(?:ing|ed)|order(?:ed)?|finishing\s+order|(?P<rev>worst|weakest)\s+to\s+(?:best|strongest)|(?:best|strongest)\s+to\s+(?:worst|weakest))\b", re.I)
+_ORDER = re.compile(
+    r"\b(?:rank(?:ing|ed)|order(?:ed)?|finishing\s+order|(?P<rev>worst|weakest)\s+to\s+(?:best|strongest)|"
+    r"(?:best|strongest)\s+to\s+(?:worst|weakest))\b",
+    re.I,
+)
 #: Where a clause ends for the subject of an assertion.
 _CLAUSE_BREAK = re.compile(r"[;:]|,\s+(?:while|whereas|but|and|as)\b|\b(?:while|whereas|but)\b")
 
@@ -277,7 +293,7 @@ def time_scope(text: str, w: Window) -> str:
 class Assertion:
     """One checkable statement about the window's outcome and whether the returns bear it out.
 
-    ``kind``: ``return`` (a figure), ``rank``, ``compare`` or ``sign``; ``holds``: True when
+    ``kind``: ``return`` (a figure), ``rank``, ``compare``, ``order`` or ``sign``; ``holds``: True when
     the window's returns agree; ``note``: what was checked, for the verdict's reason."""
 
     kind: str
@@ -333,6 +349,8 @@ def _figure_tolerance(text: str, start: int, value: float) -> float:
 
 
 def _return_assertions(text: str, spans: dict[str, list[int]], w: Window) -> list[Assertion]:
+    """Return figures (percentages, fractions in words), each of the company named last before
+    it in its clause (else the first after it); figures of the business are left out."""
     figures: list[tuple[int, int, float, float, int]] = []  # start, end, value (pp), tolerance, sign
     for m in _PERCENT.finditer(text):
         raw = m[1].replace("−", "-")
@@ -376,8 +394,9 @@ def _size_rank(text: str, m: re.Match[str], n: int) -> int | None:
 
 
 def _rank_assertions(text: str, spans: dict[str, list[int]], w: Window) -> list[Assertion]:
-    """Ranks, comparisons and signs, each with its subjects: the companies named since the
-    previous assertion (else those of the previous one, else the first named after it)."""
+    """Ranks, comparisons and signs, each with its subjects: the companies named before it in
+    its clause since the previous assertion, else the first named after it in its clause, else
+    those of the previous assertion."""
     found: list[tuple[int, int, str, Any]] = []
     order = _ORDER.search(text)
     for m in _RANK.finditer(text):
@@ -400,10 +419,14 @@ def _rank_assertions(text: str, spans: dict[str, list[int]], w: Window) -> list[
     out: list[Assertion] = []
     prev_end, prev_subjects = 0, []
     for i, (start, end, kind, arg) in enumerate(found):
-        subjects = _subjects(spans, prev_end, start) or prev_subjects
-        if not subjects:
-            nxt = found[i + 1][0] if i + 1 < len(found) else len(text)
+        # the companies named before it in its clause (since the previous statement), else the
+        # first named after it in its clause ("the worst was X"), else the previous subjects
+        subjects = _subjects(spans, max(prev_end, _clause_start(text, start)), start)
+        if not subjects and kind != "compare":
+            brk = _CLAUSE_BREAK.search(text, end)
+            nxt = min(found[i + 1][0] if i + 1 < len(found) else len(text), brk.start() if brk else len(text))
             subjects = _subjects(spans, end, nxt)[:1]
+        subjects = subjects or prev_subjects
         if not subjects:
             continue
         if kind == "rank":
@@ -524,7 +547,7 @@ def find_outcome(
         return None
     figures = [a for a in right if a.kind == "return"]
     relative = [a for a in right if a.kind in ("rank", "compare", "order") or (a.kind == "sign" and _ONLY.search(text))]
-    specific = len(spans) >= 2 or bool(_STOCK_NOUN.search(text)) or bool(_GROUP.search(text))
+    specific = len(spans) >= 2 or any(p.search(text) for p in (_STOCK_NOUN, _GROUP, _DIRECTION))
     if figures:
         return OutcomeFinding("A4:stock:return-in-window", "; ".join(a.note for a in figures))
     if relative and spans and (scope == "window" or specific):
