@@ -169,12 +169,12 @@ class ResolutionGrounding:
         if len(shared) < min(2, len(q_words)) or overlap < (self.min_overlap if not explicit else self.min_overlap / 2):
             return None
         periods = find_periods(fact)
-        days = [p for p in [*periods, *month_anchors(plain, resolution)] if p.kind in ("day", "month")]
+        dated = [*periods, *month_anchors(plain, resolution)]
+        days = [p for p in dated if p.kind in ("day", "month")]
         horizon = any(p.start <= resolution <= p.end for p in days)
         between = cutoff is not None and any(cutoff < p.start and p.end <= resolution for p in days)
         open_years = {y for y in q.years if cutoff is None or dt.date(y, 12, 31) > cutoff}
         year_anchor = any(p.kind in ("year", "fiscal_year") and p.start.year in open_years for p in periods)
-        dated = [*periods, *days]
         history = bool(dated) and cutoff is not None and all(p.end <= cutoff for p in dated)
         if history and not explicit:
             return None

@@ -31,7 +31,9 @@ has the price table.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -188,6 +190,13 @@ _ORDER = re.compile(
     r"(?:best|strongest)\s+to\s+(?:worst|weakest))\b",
     re.I,
 )
+#: Any word of performance at all (a quick test before the assertions are read).
+_TRIGGER = re.compile(
+    re.sub(r"\(\?P<\w+>", "(?:", "|".join(
+        p.pattern for p in (_DIRECTION, _PERCENT, _RANK, _SIZE, _RANKED, _COMPARE, _ORDER, *(f for f, _ in _WORD_FRACTIONS))
+    )),
+    re.I,
+)
 #: Where a clause ends for the subject of an assertion.
 _CLAUSE_BREAK = re.compile(r"[;:]|,\s+(?:while|whereas|but|and|as)\b|\b(?:while|whereas|but)\b")
 
@@ -307,12 +316,17 @@ def _subjects(spans: dict[str, list[int]], lo: int, hi: int) -> list[str]:
     return [t for _, t in found]
 
 
+@functools.lru_cache(maxsize=256)
+def _breaks(text: str) -> tuple[int, ...]:
+    """Where the clause breaks of ``text`` (:data:`_CLAUSE_BREAK`) end, in order."""
+    return tuple(m.end() for m in _CLAUSE_BREAK.finditer(text))
+
+
 def _clause_start(text: str, pos: int) -> int:
     """Start of the clause that holds ``pos`` (after the last ';', ':', ', while' ... before it)."""
-    start = 0
-    for m in _CLAUSE_BREAK.finditer(text, 0, pos):
-        start = m.end()
-    return start
+    ends = _breaks(text)
+    i = bisect.bisect_right(ends, pos)
+    return ends[i - 1] if i else 0
 
 
 def _subject_before(text: str, spans: dict[str, list[int]], pos: int) -> str | None:
@@ -533,7 +547,7 @@ def find_outcome(
     if w is None:
         return None
     spans = mentions(text, w) if spans is None else spans
-    if not (spans or _WHOLE_GROUP.search(text)) or HEDGE.search(text):
+    if not (spans or _WHOLE_GROUP.search(text)) or not _TRIGGER.search(text) or HEDGE.search(text):
         return None
     found = assertions(text, w, spans)
     wrong = [a for a in found if not a.holds]
