@@ -90,8 +90,8 @@ def test_b1_background(text):
     "text,rule",
     [
         ("XOM shares fell 40% between December 2019 and May 2020.", "A4:stock:move-in-window"),
-        ("Chevron stock returned -22% over the period.", "A4:stock:move-in-window"),
-        ("Schlumberger was the worst performer of the group in March 2020.", "A4:stock:move-in-window"),
+        ("Chevron stock returned -22% over the period.", "A4:stock:return-in-window"),  # CVX's window return
+        ("Schlumberger was the worst performer of the group in March 2020.", "A4:stock:ranking-in-window"),
         ("XOM closed at $35.10 on 2020-05-29.", "A4:stock:price-in-window"),
         ("A 30.2% increase was recorded for CVX from 2019-12-02 to 2020-06-01.", "A4:stock:move-in-window"),
         ("Exxon Mobil ended the period at $46.28 a share.", "A4:stock:price-in-window"),

@@ -10,7 +10,7 @@ ask here, so the two layers cannot disagree about the same claim.
   for "LeBron James"; "Jr."/"III" ignored: "Oubre" for "Kelly Oubre Jr.").
 * One of the instance's companies (:func:`mentioned_tickers`): its ticker as an upper-case
   word, or the first distinctive word of its name, case-insensitive ("Marathon" for
-  "Marathon Petroleum", "3M" for "3M Company").
+  "Marathon Petroleum", "3M" for "3M Company"; also "ExxonMobil", "Conoco": :func:`name_forms`).
 * Any S&P 500 company (:func:`company_mention`): its ticker, or its name without the
   corporate suffix, or a distinctive first word of 4+ letters (stricter: no instance
   context narrows the candidates).
@@ -67,20 +67,67 @@ def mentioned_tickers(text: str, tickers: list[str], names: list[str]) -> list[s
     A ticker matches as an upper-case whole word; a company name matches on its
     first distinctive word of two or more characters (case-insensitive), e.g. "Marathon" for
     "Marathon Petroleum", "3M" for "3M Company" (a word may start with a digit), "Smith" for
-    "A. O. Smith" (single initials are skipped). ``tickers`` and ``names`` are paired
-    in order; a ticker without a name is not looked for.
+    "A. O. Smith" (single initials are skipped), or another of its :func:`name_forms`
+    ("ExxonMobil", "Conoco"). ``tickers`` and ``names`` are paired in order; a ticker without
+    a name is not looked for (:func:`ticker_mentions` gives the positions).
     """
-    out = []
-    for t, name in zip(tickers, names):
-        if re.search(rf"(?<![A-Za-z]){re.escape(t)}(?![A-Za-z])", text):
-            out.append(t)
+    return list(ticker_mentions(text, tickers, names))
+
+
+def name_forms(name: str) -> list[str]:
+    """The forms a claim may name a company by, besides its ticker: the first distinctive word of
+    ``name`` (2+ characters; generic words and initials skipped), its first two words written
+    as one ("ExxonMobil" for "Exxon Mobil Corp."), and the head of a compound first word of 4+
+    letters ("Conoco" for "ConocoPhillips"). Empty when the name has no distinctive word."""
+    words = [w.rstrip(".") for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", name or "") if w.lower() not in GENERIC_NAME_WORDS]
+    # an initial ("A." of "A. O. Smith") names nothing on its own: "a" would match any article
+    words = [w for w in words if len(w) >= 2]
+    if not words:
+        return []
+    forms = [words[0]]
+    if len(words) >= 2 and words[1][:1].isupper():
+        forms.append(words[0] + words[1])
+    head = re.match(r"[A-Z][a-z]{3,}(?=[A-Z][a-z])", words[0])
+    if head:
+        forms.append(head[0])
+    return forms
+
+
+def ticker_mentions(text: str, tickers: list[str], names: list[str]) -> dict[str, list[int]]:
+    """Where ``text`` names each of the instance's tickers: ticker -> character offsets of its
+    mentions, in the order of ``tickers``; tickers not named are left out. A ticker is named by
+    its symbol as an upper-case whole word, or by a :func:`name_forms` of its name as a whole
+    word (case-insensitive)."""
+    symbols, forms = _mention_patterns(tuple(tickers), tuple(names))
+    found: dict[str, set[int]] = {}
+    for pattern, key in ((symbols, lambda m: m[0]), (forms, lambda m: m[0].lower())):
+        if pattern is None:
             continue
-        words = [w.rstrip(".") for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9&'.-]+", name or "") if w.lower() not in GENERIC_NAME_WORDS]
-        # an initial ("A." of "A. O. Smith") names nothing on its own: "a" would match any article
-        words = [w for w in words if len(w) >= 2]
-        if words and re.search(rf"(?<![A-Za-z0-9]){re.escape(words[0])}(?![A-Za-z0-9])", text, re.I):
-            out.append(t)
-    return out
+        table = pattern[1]
+        for m in pattern[0].finditer(text):
+            for t in table[key(m)]:
+                found.setdefault(t, set()).add(m.start())
+    return {t: sorted(found[t]) for t in dict.fromkeys(t for t, _ in zip(tickers, names)) if t in found}
+
+
+@functools.lru_cache(maxsize=4096)
+def _mention_patterns(tickers: tuple[str, ...], names: tuple[str, ...]) -> tuple[Any, Any]:
+    """The two patterns of :func:`ticker_mentions` for one instance: symbols (case-sensitive)
+    and name forms (case-insensitive), each ``(compiled, text -> tickers)`` or None."""
+    by_symbol: dict[str, list[str]] = {}
+    by_form: dict[str, list[str]] = {}
+    for t, name in zip(tickers, names):
+        by_symbol.setdefault(t, []).append(t)
+        for form in name_forms(name):
+            by_form.setdefault(form.lower(), []).append(t)
+
+    def compiled(table: dict[str, list[str]], edge: str, flags: int) -> Any:
+        if not table:
+            return None
+        alts = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+        return re.compile(rf"(?<!{edge})(?:{alts})(?!{edge})", flags), table
+
+    return compiled(by_symbol, "[A-Za-z]", 0), compiled(by_form, "[A-Za-z0-9]", re.I)
 
 
 #: Words too common to identify a company on their own (first word of names like "American Airlines").

@@ -129,21 +129,53 @@ IRREGULAR_FORMS = {
     "wrote": "write", "written": "write", "gave": "give", "given": "give", "drove": "drive", "driven": "drive",
     "spoke": "speak", "spoken": "speak", "froze": "freeze", "frozen": "freeze", "bid": "bid", "dealt": "deal",
     "heard": "hear", "found": "find", "thought": "think", "felt": "feel", "stood": "stand", "understood": "understand",
+    "cutting": "cut", "cuts": "cut", "shown": "show", "showed": "show", "signed": "sign", "hiked": "hike",
+    "hikes": "hike", "raised": "raise", "raises": "raise",
 }
+#: Suffixes :func:`stem` strips by default (one, the first that fits).
+STEM_SUFFIXES = ("ing", "ed", "es", "s", "e")
 
 
 @functools.lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
+def stem(word: str, suffixes: tuple[str, ...] = STEM_SUFFIXES) -> str:
     """A crude stem of ``word`` for matching word forms: lower case, possessive dropped, irregular
     verbs to their base form (:data:`IRREGULAR_FORMS`), then one of the suffixes -ing, -ed, -es,
-    -s, -e stripped when at least three letters remain ("signed", "signs", "signing" -> "sign";
+    -s, -e (or the first of ``suffixes`` that fits) stripped when at least three letters remain ("signed", "signs", "signing" -> "sign";
     "struck", "strikes" -> "strik"). Cached."""
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]
     if w in IRREGULAR_FORMS:
         w = IRREGULAR_FORMS[w]
-    for suf in ("ing", "ed", "es", "s", "e"):
+    for suf in suffixes:
         if len(w) > len(suf) + 2 and w.endswith(suf):
             return w[: -len(suf)]
     return w
+
+
+#: A time reference that looks back from the time of writing ("over the past year", "year to date",
+#: "in recent weeks"): in a claim written at the cutoff, a period before it.
+LOOKING_BACK = re.compile(
+    r"\b(?:past|last|previous|prior|preceding|trailing)\s+(?:\w+[- ])?(?:years?|months?|quarters?|weeks?|sessions?|days?)\b"
+    r"|\b(?:year[- ]to[- ]date|ytd|so\s+far\s+(?:this|in\s+the)\s+year|this\s+year|in\s+recent\s+(?:weeks|months|years))\b"
+    r"|\bsince\s+the\s+(?:start|beginning)\s+of\s+the\s+year\b",
+    re.I,
+)
+_MONTH_WORD = re.compile(
+    r"\b(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|(?-i:May)|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|"
+    r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?",
+    re.I,
+)
+_MONTH_NO = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+
+
+def yearless_months(text: str, periods: list[Period] | None = None) -> list[int]:
+    """Month numbers (1-12) that ``text`` names without a year ("in October", "Aug. 19", "from
+    early December to June"), in order; months inside a dated reference (:func:`find_periods`:
+    "October 2025", "Aug. 19, 2024") and upper-case words ("NOV", a ticker) are left out.
+    The caller decides the year (from the instance's cutoff or window). ``periods``: the
+    text's :func:`find_periods`, when already known."""
+    rest = text
+    for p in find_periods(text) if periods is None else periods:
+        rest = rest.replace(p.text, " ")
+    return [_MONTH_NO[m[1][:3].lower()] for m in _MONTH_WORD.finditer(rest) if not m[1].isupper()]

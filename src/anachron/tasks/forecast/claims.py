@@ -2,7 +2,9 @@
 
 A claim states the outcome (A4) when it says the question resolved ("turned out to be yes",
 "resolved No", "the answer to ... was no"), or restates the question (at least three and half
-of the content words of its first sentence) with a time reference after the cutoff, unhedged.
+of the content words of its first sentence) with a time reference after the cutoff, unhedged,
+or when the grounded resolution check finds it states the resolution in other words
+(:class:`~anachron.tasks.forecast.grounding.ResolutionGrounding`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from anachron.tasks.forecast.grounding import ResolutionGrounding
 from anachron.verify.features import HEDGE, STOP_WORDS, context_cutoff, periods_after
 
 #: Nouns naming a forecast outcome ("following the resolution").
@@ -24,12 +27,18 @@ _RESOLUTION = re.compile(
 )
 
 
+_RESOLUTION_CHECK = ResolutionGrounding()
+
+
 def _content_tokens(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS and len(w) > 2}
 
 
 def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
-    """``A4:forecast:resolution-stated`` / ``A4:forecast:question-after-cutoff``, or None."""
+    """``A4:forecast:resolution-stated`` / ``A4:forecast:question-after-cutoff`` /
+    ``A4:forecast:outcome-restated`` (the grounded check
+    :class:`~anachron.tasks.forecast.grounding.ResolutionGrounding` finds the resolution, in
+    other words or as a negation), or None."""
     if _RESOLUTION.search(text):
         return "A4:forecast:resolution-stated"
     question = str(context.get("question") or "")
@@ -40,4 +49,6 @@ def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
     shared = q & _content_tokens(text)
     if q and len(shared) >= 3 and len(shared) / len(q) >= 0.5 and periods_after(text, context_cutoff(context)):
         return "A4:forecast:question-after-cutoff"
+    if context.get("resolution_date") and _RESOLUTION_CHECK.check(text, dict(context)) is not None:
+        return "A4:forecast:outcome-restated"
     return None

@@ -10,8 +10,9 @@ import os
 import re
 from typing import Any, Mapping
 
+from anachron.tasks.forecast.wording import PERFECT_STATE, content, month_anchors, read_question, restates, says_yes
 from anachron.verify.dates import find_periods, unquoted
-from anachron.verify.features import stem as _stem
+from anachron.verify.features import LOOKING_BACK
 from anachron.verify.layers.grounded import CompositeGrounding, GroundedVerdict
 from anachron.verify.layers.market import market_checks
 
@@ -26,14 +27,6 @@ def make_forecast_grounding(inputs: Mapping[str, str | os.PathLike[str]]) -> Com
     return CompositeGrounding(checks)
 
 
-_STOP = set(
-    """a an the of in on at by to for from with and or than then as is are be been being was were will would
-    what which who whom whose that this these those it its their there here have has had do does did not no yes
-    according wikipedia question probability resolve resolves resolved resolution date compared value its
-    more less higher lower between before after during over under above below into per any each all some much
-    many how when where why if about up down one two three four five six seven eight nine ten e g eg average
-    day days total""".split()
-)
 _EXPLICIT_RESOLUTION = re.compile(
     r"\b(?:question|market|it)\s+(?:ultimately\s+|eventually\s+|finally\s+)?resolved\b|"
     r"\bresolved\s+(?:as\s+|to\s+)?(?:yes|no|positively|negatively|true|false|in\s+the\s+affirmative|in\s+the\s+negative)\b|"
@@ -41,7 +34,7 @@ _EXPLICIT_RESOLUTION = re.compile(
     re.I,
 )
 _OUTCOME_WORDS = re.compile(
-    r"\b(?:ended\s+up|turned\s+out|ultimately|eventually|in\s+the\s+end|final(?:ly)?|by\s+the\s+deadline|"
+    r"\b(?:end(?:ed|s|ing)?\s+up|turned\s+out|ultimately|eventually|in\s+the\s+end|final(?:ly)?|by\s+the\s+deadline|"
     r"at\s+(?:the\s+)?resolution|on\s+the\s+resolution\s+date|as\s+of\s+the\s+resolution\s+date)\b",
     re.I,
 )
@@ -49,13 +42,15 @@ _REALISED = re.compile(
     r"\b(?:was|were|had|did|didn['’]t|won|lost|rose|fell|grew|hit|reached|became|closed|finished|ended|occurred|"
     r"happened|remained|stayed|exceeded|surpassed|passed|failed|declined|increased|decreased|dropped|climbed|"
     r"gained|came|went|saw|took|beat|defeated|released|launched|developed|approved|signed|elected|qualified|"
+    r"cut|led|held|made|left|paid|sold|kept|met|ran|struck|shot|began|chose|spent|won|lost|"
     r"[a-z]{3,}ed)\b",
     re.I,
 )
 _HEDGED = re.compile(
     r"(?-i:\bwill\b|\bWill(?=\s+[a-z])|\bmay\b(?!\s+\d))|"  # modal will / may, not "Will Smith" or "May 3"
     r"\b(?:would|could|might|should|expect\w*|forecast\w*|predict\w*|project(?:s|ed|ion)|likely|unlikely|"
-    r"probabilit\w*|chances?|odds|plans?|planned|aims?|hopes?|intends?|anticipat\w*|scheduled|set\s+to|"
+    r"probabilit\w*|chances?|odds|plans?|planned|aims?|hopes?|intends?|anticipat\w*|scheduled|set\s+(?:to|for)|"
+    r"slated|due\s+(?:to|on|in)|upcoming|to\s+be\s+held|"
     r"poised|bet(?:s|ting)?|priced|implied|if|whether|uncertain|unclear|goals?|pledged?|promised?|commit\w*|"
     r"this\s+(?:market|question)|refers?\s+to|can\s+resolve|to\s+count)\b",
     re.I,
@@ -64,26 +59,10 @@ _HEDGED = re.compile(
 
 #: Words that state a negative outcome of whatever the question asks ("Canada lost in the quarter-finals").
 _NEGATIVE_OUTCOME = re.compile(
-    r"\b(?:lost|los(?:e|es|ing)|eliminated|failed|missed|fell\s+short|did\s+not|didn['’]t|never|no\s+longer)\b", re.I
+    r"\b(?:lost|los(?:e|es|ing)|eliminated|failed|missed|fell\s+short|did\s+not|didn['’]t|never|no\s+longer|"
+    r"(?:knocked|bowed|crashed|voted)\s+out|exited|ousted)\b",
+    re.I,
 )
-
-
-def _content(text: str) -> set[str]:
-    """Stemmed content words of ``text`` (no stop words, no numbers: dates are anchors, not subject)."""
-    return {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'’]+", text) if w.lower() not in _STOP and len(w) > 1}
-
-
-def _entities(question: str) -> set[str]:
-    """Names in a question: capitalised words after the first word, tickers, quoted terms."""
-    out: set[str] = set()
-    for m in re.finditer(r"['‘\"“]([^'’\"”]{2,40})['’\"”]", question):
-        out |= {_stem(w) for w in re.findall(r"[A-Za-z]+", m[1]) if w.lower() not in _STOP}
-    words = re.findall(r"[A-Za-z][A-Za-z'’&.-]*", question)
-    for w in words[1:]:
-        core = w.rstrip(".")
-        if core[:1].isupper() and core.lower() not in _STOP and core.lower() not in {"fide", "wikipedia"}:
-            out.add(_stem(core))
-    return {e for e in out if len(e) > 1}
 
 
 #: The claim (outside quotes) gives an answer: "turned out to be yes", "resolved NO", "the answer
@@ -129,18 +108,28 @@ class ResolutionGrounding:
     leaked by definition and dated at the resolution date.
 
     The instance context (``ForecastTask.grounding_context``) gives ``question`` (placeholders
-    filled), ``resolution_date``, ``resolved_to`` and ``cutoff_date``. Conservative by design
-    (planted clean claims must stay clean): the claim must
+    filled), ``resolution_date``, ``resolved_to`` and ``cutoff_date``. The claim is read
+    through :mod:`anachron.tasks.forecast.wording` (the question proper, stems, kinds of
+    event, names, polarity). Conservative by design (planted clean claims must stay clean):
+    the claim must
 
     * quote the question (its text, or its first 20+ characters before an ellipsis) and give
       an answer outside the quote ("The answer to \"Will ...?\" turned out to be no"): the
       outcome, whatever else the claim says; otherwise
     * share the question's subject: at least half of the question's names (capitalised words,
-      tickers, quoted terms; at least one) and at least ``min_overlap`` of its content words;
+      tickers, quoted terms; at least one) and a share of at least ``min_overlap`` of the
+      content tokens of the shorter of question and claim (at least two);
     * speak of the resolution itself: an explicit "resolved Yes/No", or outcome words ("ended
-      up", "ultimately", "in the end", ...), or a realised (past-tense) statement anchored at the
-      question's horizon: the resolution day or month, or a year the question names that is not
-      over by the cutoff;
+      up", "ultimately", "in the end", ...) or a year the question names that is not over by
+      the cutoff, with a realised (past-tense) statement of the question's event or a negative
+      outcome ("did not", "failed", "lost"); or a realised statement anchored at the question's
+      horizon: a day or month, written with or without its year, that holds the resolution date
+      or lies between the cutoff and it; or, with no time reference at all (none looking back:
+      "last month"), a realised statement (not a state: "has never won") of the whole of the
+      question's event (:func:`~anachron.tasks.forecast.wording.restates`, in other words too:
+      "defeated" for "win", "cut" for "decreases") whose polarity
+      (:func:`~anachron.tasks.forecast.wording.says_yes`: negations, the opposite kind of
+      event) is the recorded resolution;
     * not be hedged or forward-looking ("will", "expected", "odds", ...; words inside quotation
       marks, such as a quoted question, do not count), and not be anchored
       only at a period that ended by the cutoff (that is history, not the resolution).
@@ -151,49 +140,65 @@ class ResolutionGrounding:
 
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
         """Return a leaked A4 verdict at ``resolution_date`` when ``fact`` states the resolution."""
-        question = str(instance.get("question") or "").split("\n\n")[0].strip()
+        q = read_question(str(instance.get("question") or ""))
+        raw, question = q.raw, q.sentence
         res_raw = instance.get("resolution_date")
         if not question or not res_raw:
             return None
         resolution = dt.date.fromisoformat(str(res_raw)[:10])
         cutoff = dt.date.fromisoformat(str(instance["cutoff_date"])[:10]) if instance.get("cutoff_date") else None
         explicit = bool(_EXPLICIT_RESOLUTION.search(fact))
-        quoted = _quotes_question(fact, question)
+        quoted = _quotes_question(fact, raw)
+        if quoted is not True and question != raw:
+            quoted = _quotes_question(fact, question) or quoted
         if quoted is True and _ANSWER.search(unquoted(fact)):
             return self._verdict(resolution, instance, "quotes the question and states its answer")
         if quoted is False:
             return None  # the claim is about another, quoted question
-        if _HEDGED.search(unquoted(fact)) and not explicit:
+        plain = unquoted(fact)
+        if _HEDGED.search(plain) and not explicit:
             return None
-        q_words, f_words = _content(question), _content(fact)
-        if not q_words:
+        q_words, f_words = q.tokens, content(fact)
+        if not q_words or not f_words:
             return None
-        ents = _entities(question)
+        ents = q.names
         if ents and len(ents & f_words) < max(1, (len(ents) + 1) // 2):
             return None
-        overlap = len(q_words & f_words) / len(q_words)
-        if overlap < (self.min_overlap if not explicit else self.min_overlap / 2):
+        shared = q_words & f_words
+        overlap = len(shared) / min(len(q_words), len(f_words))
+        if len(shared) < min(2, len(q_words)) or overlap < (self.min_overlap if not explicit else self.min_overlap / 2):
             return None
         periods = find_periods(fact)
-        horizon = any(p.start <= resolution <= p.end and p.kind in ("day", "month") for p in periods)
-        q_years = {p.start.year for p in find_periods(question) if p.kind in ("year", "fiscal_year")}
-        open_years = {y for y in q_years if cutoff is None or dt.date(y, 12, 31) > cutoff}
+        dated = [*periods, *month_anchors(plain, resolution)]
+        days = [p for p in dated if p.kind in ("day", "month")]
+        horizon = any(p.start <= resolution <= p.end for p in days)
+        between = cutoff is not None and any(cutoff < p.start and p.end <= resolution for p in days)
+        open_years = {y for y in q.years if cutoff is None or dt.date(y, 12, 31) > cutoff}
         year_anchor = any(p.kind in ("year", "fiscal_year") and p.start.year in open_years for p in periods)
-        history = bool(periods) and cutoff is not None and all(p.end <= cutoff for p in periods)
+        history = bool(dated) and cutoff is not None and all(p.end <= cutoff for p in dated)
         if history and not explicit:
             return None
         realised = bool(_REALISED.search(fact))
         # the question's predicate (its content words that are not names) restated, or a negative outcome
         predicate = q_words - ents
-        says_predicate = not predicate or bool(predicate & f_words) or bool(_NEGATIVE_OUTCOME.search(fact))
+        yes = says_yes(plain, predicate, f_words)
+        says_predicate = not predicate or yes is not None or bool(_NEGATIVE_OUTCOME.search(fact))
         outcome_words = bool(_OUTCOME_WORDS.search(fact))
-        if not (
-            explicit
-            or (realised and horizon)
-            or (realised and says_predicate and (outcome_words or year_anchor))
+        if explicit or (realised and horizon) or (realised and says_predicate and (outcome_words or year_anchor or between)):
+            return self._verdict(resolution, instance)
+        resolved_to = instance.get("resolved_to")
+        if (
+            realised
+            and not dated
+            and not LOOKING_BACK.search(plain)
+            and not PERFECT_STATE.search(plain)
+            and yes is not None
+            and resolved_to is not None
+            and yes == bool(float(resolved_to))
+            and restates(q, f_words)
         ):
-            return None
-        return self._verdict(resolution, instance)
+            return self._verdict(resolution, instance, f"restates the question's event as {'happened' if yes else 'not happened'}")
+        return None
 
     @staticmethod
     def _verdict(resolution: dt.date, instance: dict[str, Any], how: str = "") -> GroundedVerdict:

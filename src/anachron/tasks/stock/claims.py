@@ -5,7 +5,10 @@ the first distinctive word of its name, :func:`anachron.names.mentioned_tickers`
 (returned / rose / fell / outperformed ...) or priced within the prediction window: a time
 reference that starts after the cutoff and not after the window's last day, or "over the
 period" / "ended the period". Company fundamentals (revenue, earnings) are not the outcome.
-A consequence of the outcome (A5, "following the crash, ...") needs a date in the window.
+Equally (A4), a claim that states the window's outcome in other words: a return figure, a
+rank, a comparison or a sign that the window's returns bear out, with no time reference outside
+the window (:func:`anachron.tasks.stock.outcome.find_outcome`). A consequence of the outcome
+(A5, "following the crash, ...") needs a date in the window.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.names import mentioned_tickers
+from anachron.tasks.stock.outcome import FUNDAMENTAL, WINDOW_PHRASE, find_outcome
 from anachron.verify.features import HEDGE, as_list, context_cutoff, periods_after
 
 #: Nouns naming a stock outcome ("following the crash", "praised the rally").
@@ -37,18 +41,6 @@ _STOCK_NOUN = re.compile(
 _PRICE_WORDS = re.compile(
     r"\b(clos(?:e|ed|ing) (?:at|of)|traded at|trading at|price[sd]? (?:at|of)|priced at|(?:a|per) share)\b", re.I
 )
-_FUNDAMENTAL = re.compile(
-    r"\b(revenues?|sales|earnings|eps|net income|net loss|income|profits?|margins?|ebitda|cash flow|deliveries|"
-    r"production|output|demand|dividends?|debt|guidance|bookings|subscribers|users|headcount)\b",
-    re.I,
-)
-_WINDOW_PHRASE = re.compile(
-    r"\b(?:over|during|across|through(?:out)?|in|by the end of|at the end of|end(?:ed|s)?|finish(?:ed|es)?) the "
-    r"(?:\w+ )?(?:window|period|horizon|ranking period|evaluation period|prediction period|forecast period)\b",
-    re.I,
-)
-
-
 def window_end(context: Mapping[str, Any]) -> dt.date | None:
     """The last day of the prediction window: the context's ``end_date``, else its label's ``last_day``."""
     label = context.get("label") or {}
@@ -67,17 +59,22 @@ def window_end(context: Mapping[str, Any]) -> dt.date | None:
 
 
 def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
-    """``A4:stock:move-in-window`` / ``A4:stock:price-in-window``, or None (see the module docstring)."""
+    """``A4:stock:move-in-window`` / ``A4:stock:price-in-window``, or the rule of
+    :func:`~anachron.tasks.stock.outcome.find_outcome` (``A4:stock:return-in-window``,
+    ``A4:stock:ranking-in-window``), or None (see the module docstring)."""
     subjects = mentioned_tickers(text, as_list(context.get("tickers")), as_list(context.get("names")))
     if not subjects or HEDGE.search(text):
         return None
+    found = find_outcome(text, context)
+    if found is not None and found.rule != "A4:stock:move-in-window":
+        return found.rule
     cutoff, end = context_cutoff(context), window_end(context)
-    in_window = bool(periods_after(text, cutoff, end)) or bool(_WINDOW_PHRASE.search(text))
+    in_window = bool(periods_after(text, cutoff, end)) or bool(WINDOW_PHRASE.search(text))
     if not in_window:
         return None
-    if _STOCK_MOVE.search(text) and (_STOCK_NOUN.search(text) or not _FUNDAMENTAL.search(text)):
+    if _STOCK_MOVE.search(text) and (_STOCK_NOUN.search(text) or not FUNDAMENTAL.search(text)):
         return "A4:stock:move-in-window"
-    if _PRICE_WORDS.search(text) and not _FUNDAMENTAL.search(text):
+    if _PRICE_WORDS.search(text) and not FUNDAMENTAL.search(text):
         return "A4:stock:price-in-window"
     return None
 

@@ -1,21 +1,101 @@
-"""Stock: the grounded checks (the shared market checks of :mod:`anachron.verify.layers.market`)."""
+"""Stock: the grounded checks: the window's own outcome (:class:`WindowOutcomeGrounding`), then
+the shared market checks (:mod:`anachron.verify.layers.market`) for everything else."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
-from typing import Mapping
+import re
+from typing import Any, Mapping
 
-from anachron.verify.layers.grounded import CompositeGrounding
+import numpy as np
+
+from anachron.tasks.stock.outcome import Window, find_outcome, mentions, time_scope, window_of
+from anachron.verify.layers.grounded import PRICE_REL_TOL, CompositeGrounding, GroundedVerdict, PriceGrounding
 from anachron.verify.layers.market import market_checks
 
 log = logging.getLogger(__name__)
 
+#: A share price: "$247.29", "$1,020.50" (not "$4.2 billion").
+SHARE_PRICE = re.compile(
+    r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]|\.\d)(?!\s*(?:million|billion|bn|m\b|b\b|k\b|trillion))",
+    re.I,
+)
+#: An end-of-window close counts only when the company did not close within
+#: :data:`~anachron.verify.layers.grounded.PRICE_REL_TOL` of it in this many days before the cutoff.
+PRIOR_DAYS = 365
 
-def make_stock_grounding(inputs: Mapping[str, str | os.PathLike[str]]) -> CompositeGrounding | None:
-    """Price, EDGAR and index-change checks, in that order, from whichever files ``inputs``
-    names (:func:`~anachron.verify.layers.market.market_checks`); None when there is none. The price
-    check also recognises the realised return or end-of-window close (the outcome, A4)."""
+
+class WindowOutcomeGrounding:
+    """The stock instance's own outcome (A4, leaked by definition, dated at the window's last
+    trading day): a claim that states the window's returns or ranking
+    (:func:`anachron.tasks.stock.outcome.find_outcome`: checked against the label's returns,
+    with the claim's time scope), or a company's close on the window's last trading day that
+    it had not reached in the year before the cutoff (with the price table).
+
+    Args:
+        prices: the price table's check (for the end-of-window close), or None.
+    """
+
+    def __init__(self, prices: PriceGrounding | None = None):
+        self.prices = prices
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """A leaked A4 verdict at the window's last trading day, or None."""
+        w = window_of(instance)
+        if w is None:
+            return None
+        spans = mentions(fact, w)
+        found = find_outcome(fact, instance, w, spans)
+        if found is not None:
+            return GroundedVerdict(
+                w.last_day, f"states the window's outcome ({found.rule}): {found.reason}", outcome=True, category="A4"
+            )
+        note = self._end_close(fact, w, spans)
+        if note is None:
+            return None
+        return GroundedVerdict(w.last_day, note, outcome=True, category="A4")
+
+    def _end_close(self, fact: str, w: Window, spans: dict[str, list[int]]) -> str | None:
+        if self.prices is None or not spans or "$" not in fact:
+            return None
+        for m in SHARE_PRICE.finditer(fact):
+            stated = float(m[1].replace(",", ""))
+            for t in spans:
+                end_close = self.prices.close_on(t, w.last_day)
+                if end_close is None or abs(stated - end_close) > PRICE_REL_TOL * end_close:
+                    continue
+                prior = self.prices.closes_between(t, w.cutoff - dt.timedelta(days=PRIOR_DAYS), w.cutoff)
+                if prior.size and np.any(np.abs(prior - stated) <= PRICE_REL_TOL * stated):
+                    continue
+                if time_scope(fact, w) == "other":
+                    return None  # a close on another day that happens to match
+                return (
+                    f"states {t}'s close at the end of the window (${end_close:.2f} on {w.last_day}), "
+                    "a level not seen in the year before the cutoff"
+                )
+        return None
+
+
+class _WithoutOutcome:
+    """A market check given the instance without its stock ``label``: the window's outcome is
+    :class:`WindowOutcomeGrounding`'s to decide, the market check dates everything else."""
+
+    def __init__(self, check: Any):
+        self.inner = check
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """The inner check's verdict on ``fact`` with ``instance`` less ``label``."""
+        return self.inner.check(fact, {k: v for k, v in instance.items() if k != "label"})
+
+
+def make_stock_grounding(inputs: Mapping[str, str | os.PathLike[str]]) -> CompositeGrounding:
+    """:class:`WindowOutcomeGrounding` first (with the price table when ``inputs`` names one),
+    then the price, EDGAR and index-change checks of whichever files ``inputs`` names
+    (:func:`~anachron.verify.layers.market.market_checks`), each without the stock label."""
     checks = market_checks(inputs)
+    prices = next((c for c in checks if isinstance(c, PriceGrounding)), None)
+    out = CompositeGrounding([WindowOutcomeGrounding(prices), *(_WithoutOutcome(c) for c in checks)])
     log.info("stock grounding: %s", [type(c).__name__ for c in checks])
-    return CompositeGrounding(checks) if checks else None
+    return out
