@@ -53,7 +53,12 @@ def test_full_year_results_with_a_stated_report_day():
     fact = "On February 24, 2025, Quillon reported fiscal 2025 revenue of $40.3 billion."
     f = earliest_public_date(fact)
     assert f.earliest == dt.date(2025, 2, 24)
-    # a day before February of the fiscal year cannot be the report of that year
-    assert earliest_public_date("On May 2, 2024, Quillon reported fiscal 2025 revenue of $40.3 billion.").earliest == dt.date(2026, 1, 15)
+    # a day before the earliest plausible end of the fiscal year cannot be the report of that
+    # year: the fiscal calendar is unknown, so the results could be public from early February
+    # 2025 (a year ending in late January) to March 2026 (a calendar year + 90 days)
+    early = earliest_public_date("On May 2, 2024, Quillon reported fiscal 2025 revenue of $40.3 billion.")
+    assert early.earliest == dt.date(2025, 2, 4) and early.latest == dt.date(2026, 3, 31)
+    out = verify_claim("On May 2, 2024, Quillon reported fiscal 2025 revenue of $40.3 billion.", None, dt.date(2025, 6, 30))
+    assert out["verdict"] == "ambiguous" and not out["leaked"]
     # no day: mid-January of the following year
     assert earliest_public_date("Quillon reported full-year 2025 revenue of $40.3 billion.").earliest == dt.date(2026, 1, 15)
