@@ -8,6 +8,7 @@ time reference inside the fact text ("closed at $61.45 on May 29, 2020",
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import datetime as dt
 import re
@@ -28,9 +29,9 @@ _Y = r"(?:19|20)\d{2}"
 #: A year of two or four digits, optionally after an apostrophe ("'19", "19", "2019").
 _YY = r"['’]?(?:(?:19|20)\d{2}|\d{2})"
 
-_ISO_DAY = re.compile(r"\b((?:19|20)\d{2})-(\d{1,2})-(\d{1,2})\b")
+_ISO_DAY = re.compile(r"\b((?:19|20)\d{2})-(\d{1,2})-(\d{1,2})(?!\d)")
 _ISO_MONTH = re.compile(r"\b((?:19|20)\d{2})-(\d{1,2})\b(?!-\d)")
-_US_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d{{2}})\b", re.I)
+_US_DAY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+((?:19|20)\d{{2}})|,?\s*['’](\d{{2}}))\b", re.I)
 _EU_DAY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+((?:19|20)\d{{2}})\b", re.I)
 #: "Aug. 19-22, 2024", "March 30-April 2, 2020", "19-22 August 2024": the days of one event.
 _US_DAYS = re.compile(
@@ -49,8 +50,8 @@ _SEASON_HINT = re.compile(r"\d{4}\s?[-–—/]")
 #: Q3 2019, 2019 Q3; fiscal when "fiscal"/"FY" is attached: fiscal Q3 2019, Q3 FY2019,
 #: Q3 of fiscal 2019, FY2019 Q3.
 _QUARTER = re.compile(
-    r"\b(?:(?P<f1>fiscal\s+|FY\s*)?Q(?P<q1>[1-4])\s*(?:(?P<f2>(?:of\s+)?(?:fiscal(?:\s+year)?\s+|FY\s*)))?'?(?P<y1>(?:19|20)\d{2})"
-    r"|(?P<f3>fiscal(?:\s+year)?\s+|FY\s*)?(?P<y2>(?:19|20)\d{2})\s*Q(?P<q2>[1-4]))\b",
+    r"\b(?:(?P<f1>fiscal\s+|FY\s*)?Q(?P<q1>[1-4])[\s/-]*(?:(?P<f2>(?:of\s+)?(?:fiscal(?:\s+year)?\s+|FY\s*)))?'?(?P<y1>(?:19|20)\d{2})"
+    r"|(?P<f3>fiscal(?:\s+year)?\s+|FY\s*)?(?P<y2>(?:19|20)\d{2})[\s/-]*Q(?P<q2>[1-4]))\b",
     re.I,
 )
 #: Analysts' short forms: 1Q20, 3Q'19, 1Q 2020, Q3'19, Q1 FY20, 1QFY20, FY20 Q1.
@@ -231,6 +232,26 @@ def _numeric_day(a: int, b: int, year: int, text: str, pos: int) -> Period | Non
     return Period("day_either", readings[0], readings[1], text, pos)
 
 
+class _Spans:
+    """Non-overlapping ``[start, end)`` spans of a text, kept sorted: overlap tests in log time."""
+
+    def __init__(self, spans: list[tuple[int, int]] | None = None):
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        for s, e in sorted(spans or []):
+            self.add(s, e)
+
+    def free(self, start: int, end: int) -> bool:
+        """True if ``[start, end)`` overlaps no span."""
+        i = bisect.bisect_left(self._starts, end)  # spans starting before ``end``
+        return i == 0 or self._ends[i - 1] <= start
+
+    def add(self, start: int, end: int) -> None:
+        i = bisect.bisect_left(self._starts, start)
+        self._starts.insert(i, start)
+        self._ends.insert(i, end)
+
+
 _WORD = re.compile(r"[a-z]+")
 _DIGIT = re.compile(r"\d")
 _PART_WORDS = frozenset({"early", "mid", "late", "beginning", "start", "middle", "end"})
@@ -245,7 +266,7 @@ def _scan(text: str) -> list[Period]:
     found: list[Period] = []
     if not _DIGIT.search(text):
         return found
-    taken: list[tuple[int, int]] = []
+    taken = _Spans()
     words = set(_WORD.findall(text.lower()))
     months = not words.isdisjoint(_MONTHS)
     dash = "-" in text or "–" in text or "—" in text
@@ -254,9 +275,9 @@ def _scan(text: str) -> list[Period]:
         if period is None:
             return
         span = m.span()
-        if any(s < span[1] and span[0] < e for s, e in taken):
+        if not taken.free(*span):
             return
-        taken.append(span)
+        taken.add(*span)
         found.append(period)
 
     def day(m: re.Match[str], y: int, mo: int, d: int) -> Period | None:
@@ -267,7 +288,7 @@ def _scan(text: str) -> list[Period]:
         for m in _ISO_DAY.finditer(text):
             p = day(m, int(m[1]), int(m[2]), int(m[3]))
             if p is None:  # an impossible day ("2019-02-30") names no date, not even its year
-                taken.append(m.span())
+                taken.add(*m.span())
             add(m, p)
     if months and dash:
         for rx in (_US_DAYS, _EU_DAYS):
@@ -278,7 +299,7 @@ def _scan(text: str) -> list[Period]:
                 add(m, Period("days", a, b, m[0], m.start()) if a and b and a <= b else None)
     if months:
         for m in _US_DAY.finditer(text):
-            add(m, day(m, int(m[3]), _MONTHS[m[1].lower()], int(m[2])))
+            add(m, day(m, _year_of(m[3] or m[4]) or 0, _MONTHS[m[1].lower()], int(m[2])))
         for m in _EU_DAY.finditer(text):
             add(m, day(m, int(m[3]), _MONTHS[m[2].lower()], int(m[1])))
     if "/" in text:
@@ -403,17 +424,17 @@ def find_yearless(text: str, periods: list[Period] | None = None) -> list[Yearle
     text = text or ""
     if not _MONTH_CAP_HINT.search(text):
         return []
-    taken = [(p.pos, p.pos + len(p.text)) for p in (_scan(text) if periods is None else periods)]
+    taken = _Spans([(p.pos, p.pos + len(p.text)) for p in (_scan(text) if periods is None else periods)])
     out: list[YearlessDate] = []
 
     def free(s: int, e: int) -> bool:
-        return not any(a < e and s < b for a, b in taken)
+        return taken.free(s, e)
 
     for rx in (_YEARLESS_DAY, _YEARLESS_DAY_EU):
         for m in rx.finditer(text):
             d = int(m["d"])
             if 1 <= d <= 31 and free(*m.span()):
-                taken.append(m.span())
+                taken.add(*m.span())
                 out.append(YearlessDate(_MONTHS[m["m"].lower()], d, m[0], m.start()))
     for m in _YEARLESS_MONTH.finditer(text):
         if not (m["prep"] or m["part"]) or not free(m.start("m"), m.end("m")):

@@ -129,7 +129,7 @@ _PROSPECTIVE = re.compile(
     r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|going\s+to|gonna)\b)"
     r"|(?i:\b(?:set|slated|scheduled|poised|planned|planning|plans?|intends?|intended|aims?|aiming|hopes?|"
     r"likely|unlikely|projected|forecast|on\s+track|about|prepared|ready|yet)\s+to\b)"
-    r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b)"
+    r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
     r"|(?i:(?<!than\s)(?<!as\s)\bexpected\s+(?:to|for|on|in|at|by|during|around|between)\b)"
     r"|(?i:\b(?:scheduled|slated|set|planned|penciled|pencilled|booked)\s+(?:for|on|in|at|by|during|around|between)\b)"
     r"|(?i:\b(?:expects|anticipates|guided|guides|upcoming|forthcoming|impending)\b)"
@@ -184,6 +184,9 @@ def _past_tense(words: set[str]) -> bool:
 
 
 HAPPENED, PROSPECTIVE, BEFORE = "happened", "prospective", "before"
+#: How far a clause reaches, in characters, before (or after) a date: the grammar of a longer
+#: run-on text is read within this distance, which bounds the time per claim.
+_CLAUSE_REACH = 300
 
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
@@ -218,12 +221,17 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     masked = "".join(chars)
     found = [m.span() for m in _CLAUSE_BREAK.finditer(masked)]
     breaks, break_starts = [e for _, e in found], [s for s, _ in found]
+    markers = [m.span() for m in _PROSPECTIVE.finditer(masked)]  # in text order, not overlapping
+    marker_ends = [e for _, e in markers]
     out = []
     for s, e in spans:
         i = bisect.bisect_right(breaks, s) - 1
-        before = masked[breaks[i] if i >= 0 else 0 : s]
+        clause = max(breaks[i] if i >= 0 else 0, s - _CLAUSE_REACH)
+        before = masked[clause:s]
         lead = before[-60:]  # the words right before the date
-        if _PROSPECTIVE.search(before) or _PROSPECTIVE_NOUN_LEAD.search(lead) or _PROSPECTIVE_NOUN_TRAIL.match(masked[e : e + 20]):
+        k = bisect.bisect_right(marker_ends, s) - 1  # the last marker that ends before the date
+        prospective = k >= 0 and markers[k][0] >= clause
+        if prospective or _PROSPECTIVE_NOUN_LEAD.search(lead) or _PROSPECTIVE_NOUN_TRAIL.match(masked[e : e + 20]):
             out.append(PROSPECTIVE)
         elif term and _DURATION_LEAD.search(lead):
             out.append(PROSPECTIVE)
@@ -241,10 +249,10 @@ def _next_clause(masked: str, end: int, breaks: list[int], break_starts: list[in
     will open": the main clause of a fronted date), or None when words follow the date in its
     own clause. ``breaks`` / ``break_starts``: where the clause breaks end / start."""
     j = bisect.bisect_right(breaks, end)
-    if j >= len(breaks) or masked[end : break_starts[j]].strip():
+    if j >= len(breaks) or break_starts[j] - end > 3 or masked[end : break_starts[j]].strip():
         return None
     stop = break_starts[j + 1] if j + 1 < len(breaks) else len(masked)
-    return masked[breaks[j] : stop]
+    return masked[breaks[j] : min(stop, breaks[j] + _CLAUSE_REACH)]
 
 
 # -- the interval of one date ------------------------------------------------------------------
@@ -274,9 +282,9 @@ class RuleFinding:
     on_declared: bool = False
 
 
-def _results_finding(p: Period, fact: str, cal: FiscalCalendar | None) -> RuleFinding | None:
-    """The interval of the results for period ``p`` (None when ``p`` is no results period)."""
-    ten_k = _TEN_K.search(fact) is not None
+def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> RuleFinding | None:
+    """The interval of the results for period ``p`` (None when ``p`` is no results period);
+    ``ten_k``: the claim speaks of a 10-K or annual report."""
     if p.kind in ("quarter", "fiscal_quarter"):
         q = (p.end.month - 1) // 3 + 1  # a fiscal quarter's latest end is its calendar quarter's
         y = p.end.year
@@ -316,8 +324,9 @@ def _results_finding(p: Period, fact: str, cal: FiscalCalendar | None) -> RuleFi
     return None
 
 
-def _finding(p: Period, fact: str, results: bool, change: bool, cal: FiscalCalendar | None) -> RuleFinding:
-    """The interval of one happened date ``p`` of ``fact`` (see the module docstring)."""
+def _finding(p: Period, results: bool = False, change: bool = False, ten_k: bool = False, cal: FiscalCalendar | None = None) -> RuleFinding:
+    """The interval of one happened date ``p`` of a claim that states ``results`` or a ``change``
+    over a period, or speaks of a 10-K (``ten_k``), see the module docstring."""
     if p.kind == "day":
         return RuleFinding(p.start, f"mentions day {p.text!r}", p, p.end)
     if p.kind == "yearless":
@@ -325,7 +334,7 @@ def _finding(p: Period, fact: str, results: bool, change: bool, cal: FiscalCalen
     if p.kind == "day_either":
         return RuleFinding(p.start, f"mentions {p.text!r}: day and month in either order ({p.start} or {p.end})", p, p.end)
     if results:
-        f = _results_finding(p, fact, cal)
+        f = _results_finding(p, ten_k, cal)
         if f is not None:
             return f
     if results or change:
@@ -357,6 +366,22 @@ class ContentDate:
     findings: tuple[RuleFinding, ...]
     on_declared: bool
     ignored: tuple[str, ...] = ()
+
+
+def _contexts(periods: list[Period]) -> set[tuple[dt.date, dt.date]]:
+    """The intervals among ``periods`` that strictly contain another one (not counting a date
+    without a year, whose interval spans its readings), in ``O(n log n)``."""
+    spans = sorted({(p.start, p.end) for p in periods if p.kind != "yearless"}, key=lambda x: (x[0], -x[1].toordinal()))
+    out: set[tuple[dt.date, dt.date]] = set()
+    least_end = dt.date.max  # the least end among the spans after this one (they start no earlier)
+    for start, end in reversed(spans):
+        if least_end <= end:
+            out.add((start, end))
+        least_end = min(least_end, end)
+    for p in periods:  # a yearless reading may be the context of a dated period
+        if p.kind == "yearless" and any(p.start <= s and e <= p.end and (s, e) != (p.start, p.end) for s, e in spans[:50]):
+            out.add((p.start, p.end))
+    return out
 
 
 def _context_year(periods: list[Period]) -> int | None:
@@ -418,7 +443,7 @@ def date_content(
     spans = [(p.pos, p.pos + len(p.text)) for p in periods] + [(y.pos, y.pos + len(y.text)) for y in yearless]
     scopes = _scopes(text, spans, words)
     ignored = tuple(x.text for x, s in zip([*periods, *yearless], scopes) if s == PROSPECTIVE)
-    context = _context_year(periods)
+    context = _context_year([p for p, s in zip(periods, scopes) if s != PROSPECTIVE])
     dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
     for p, s in zip(periods, scopes):
         if s != PROSPECTIVE:
@@ -433,11 +458,11 @@ def date_content(
     if not dated:
         return ContentDate(None, None, "every date of the text is prospective", (), False, ignored) if ignored else None
     # a period that contains another date of the claim is that date's context
-    dated = [d for d in dated if not any(
-        o is not d and d[0].start <= o[0].start and o[0].end <= d[0].end and (o[0].start, o[0].end) != (d[0].start, d[0].end)
-        and o[0].kind != "yearless" for o in dated)]
-    results = change = False
+    context_of = _contexts([d[0] for d in dated])
+    dated = [d for d in dated if (d[0].start, d[0].end) not in context_of]
+    results = change = ten_k = False
     if any(d[0].kind not in ("day", "day_either") for d in dated):
+        ten_k = _TEN_K.search(text) is not None
         results, change = _states_results(text, words), not words.isdisjoint(_CHANGE_WORDS) and _PERCENT.search(text) is not None
     cal_cache: list[FiscalCalendar | None] = []
 
@@ -450,20 +475,20 @@ def date_content(
 
     findings: list[RuleFinding] = []
     for p, scope, on_decl, how in dated:
-        f = _finding(p, fact, results, change, cal() if results and p.kind in ("quarter", "fiscal_quarter", "fiscal_year", "year") else None)
+        f = _finding(p, results, change, ten_k, cal() if results and p.kind in ("quarter", "fiscal_quarter", "fiscal_year", "year") else None)
         if how:
             f = RuleFinding(f.earliest, f"{f.rule}; {how}", p, f.latest, f.report_from, on_decl)
         if scope == BEFORE:
             f = RuleFinding(dt.date.min, f"before {p.text!r}: no later than {f.latest}", p, f.latest, None, f.on_declared)
         findings.append(f)
     # a stated day inside the window in which a period's results could have been reported is that report
-    days = [f.earliest for f in findings if f.period.kind == "day" and f.earliest != dt.date.min]
+    days = sorted(f.earliest for f in findings if f.period.kind == "day" and f.earliest != dt.date.min)
     for i, f in enumerate(findings):
         if f.report_from is None:
             continue
-        inside = [d for d in days if f.report_from <= d <= f.latest]
-        if inside:
-            d = max(inside)
+        j = bisect.bisect_right(days, f.latest)
+        if j and days[j - 1] >= f.report_from:
+            d = days[j - 1]
             findings[i] = RuleFinding(d, f"results for {f.period.text!r} reported on a stated day ({d})", f.period, d, None, f.on_declared)
     lo = max(findings, key=lambda f: f.earliest)
     hi = max(findings, key=lambda f: f.latest)
@@ -482,12 +507,12 @@ def part_after(fact: str, day: dt.date) -> tuple[dt.date, str] | None:
     """The latest day, after ``day``, on which a period that ``fact`` states as happened starts
     (no part of the fact can be public before it), with the period's text; None when there is
     none. Dates written without a year do not count here."""
-    periods = [p for p in find_periods(fact) if _finding(p, fact, False, False, None).earliest > day]
+    periods = [p for p in find_periods(fact) if _finding(p).earliest > day]
     if not periods:
         return None
     text = unquoted(fact)
     scopes = _scopes(text, [(p.pos, p.pos + len(p.text)) for p in periods], set(_WORD.findall(text.lower())))
-    late = [(_finding(p, fact, False, False, None).earliest, p.text) for p, s in zip(periods, scopes) if s == HAPPENED]
+    late = [(_finding(p).earliest, p.text) for p, s in zip(periods, scopes) if s == HAPPENED]
     return max(late) if late else None
 
 
