@@ -216,6 +216,32 @@ def test_results_for_a_period_are_public_after_it_ends():
     assert (c.earliest, c.latest) == (D(2022, 4, 27), D(2022, 4, 27))
 
 
+def test_results_for_a_period_that_ended_on_a_stated_day():
+    # the day names the period's end, not the day the figures were public
+    c = date_content("Marrow Bay earned $40 million in the three months ended Jan. 31, 2022.")
+    assert (c.earliest, c.latest) == (D(2022, 2, 14), D(2022, 3, 17))
+    c = date_content("For the fiscal year ending in June 2021, Marrow Bay posted sales of $1.1 billion.")
+    assert (c.earliest, c.latest) == (D(2021, 7, 14), D(2021, 9, 28))
+    out = verify_claim("Marrow Bay earned $40 million in the three months ended Jan. 31, 2022.", "2022-02-01", D(2022, 2, 5))
+    assert out["verdict"] == "leaked" and out["layer"] == "rules"
+    # a strike that ended on a day is an event of that day
+    assert date_content("The dockworkers' strike ended on Jan. 31, 2022.").earliest == D(2022, 1, 31)
+
+
+def test_dates_relative_to_an_earlier_date_of_the_claim():
+    c = date_content("Ortega joined Denver on 2021-06-28 and was released nine days later.")
+    assert (c.earliest, c.latest) == (D(2021, 7, 7), D(2021, 7, 7))
+    c = date_content("Kestrel raised prices on Oct. 4, 2021, and again later that month.")
+    assert (c.earliest, c.latest) == (D(2021, 10, 5), D(2021, 10, 31))
+    c = date_content("Pell Freight moved its head office in 2019 and changed auditors the following year.")
+    assert (c.earliest, c.latest) == (D(2020, 1, 1), D(2020, 12, 31))
+    out = verify_claim("Ortega joined Denver on 2021-06-28 and was released nine days later.", "2021-06-28", D(2021, 7, 1))
+    assert out["verdict"] == "leaked" and out["effective_date"] == "2021-07-07"
+    # with no date before it, a relative date dates nothing; "after" a noun is not one
+    assert date_content("Ortega was released nine days later.") is None
+    assert date_content("Ortega was released after the 2021 playoffs.").earliest == D(2021, 1, 1)
+
+
 def test_a_year_called_fiscal_has_an_unknown_calendar():
     # "fiscal 2021" may end from late January 2021 to December 2021
     c = date_content("Ardmore Tools' fiscal 2021 revenue was $3.2 billion.")

@@ -50,7 +50,7 @@ _SEASON_HINT = re.compile(r"\d{4}\s?[-–—/]")
 #: Q3 2019, 2019 Q3; fiscal when "fiscal"/"FY" is attached: fiscal Q3 2019, Q3 FY2019,
 #: Q3 of fiscal 2019, FY2019 Q3.
 _QUARTER = re.compile(
-    r"\b(?:(?P<f1>fiscal\s+|FY\s*)?Q(?P<q1>[1-4])[\s/-]*(?:(?P<f2>(?:of\s+)?(?:fiscal(?:\s+year)?\s+|FY\s*)))?'?(?P<y1>(?:19|20)\d{2})"
+    r"\b(?:(?P<f1>fiscal\s+|FY\s*)?Q(?P<q1>[1-4])[\s/-]*(?:(?P<f2>(?:of\s+)?(?:fiscal(?:\s+year)?\s+|FY\s*))|of\s+)?'?(?P<y1>(?:19|20)\d{2})"
     r"|(?P<f3>fiscal(?:\s+year)?\s+|FY\s*)?(?P<y2>(?:19|20)\d{2})[\s/-]*Q(?P<q2>[1-4]))\b",
     re.I,
 )
@@ -443,6 +443,86 @@ def find_yearless(text: str, periods: list[Period] | None = None) -> list[Yearle
         start = m.start("part") if m["part"] else m.start("m")
         out.append(YearlessDate(_MONTHS[m["m"].lower()], None, text[start : m.end()], start, _third(m["part"]) if m["part"] else None, rel))
     out.sort(key=lambda y: y.pos)
+    return out
+
+
+#: How many units a count word stands for, as (fewest, most): "two weeks", "a few days", "several months".
+_COUNT = {
+    "a": (1, 1), "an": (1, 1), "one": (1, 1), "two": (2, 2), "three": (3, 3), "four": (4, 4), "five": (5, 5),
+    "six": (6, 6), "seven": (7, 7), "eight": (8, 8), "nine": (9, 9), "ten": (10, 10), "eleven": (11, 11),
+    "twelve": (12, 12), "few": (2, 9), "a few": (2, 9), "several": (2, 9),
+}
+#: Dates given relative to an earlier date of the same text: "two weeks later", "later that
+#: month", "the following year", "the same day".
+_RELATIVE = re.compile(
+    r"\b(?:(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?few|several)\s+"
+    r"(?P<unit>day|week|month|year)s?\s+(?:later|after(?:wards?)?\b(?!\s+(?:the|a|an|his|her|its|their)\b)|afterwards?)"
+    r"|later\s+(?:that|the\s+same)\s+(?P<rest>day|week|month|year)"
+    r"|(?:the\s+)?(?:following|subsequent)\s+(?P<next>day|week|month|year)"
+    r"|the\s+next\s+(?P<next2>day|week|month|year)"
+    r"|(?:on\s+)?the\s+same\s+(?P<same>day))\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class RelativeDate:
+    """A date given relative to an earlier date of the text (:func:`find_relative`).
+
+    ``mode``: ``after`` (``count`` units later: "two weeks later"), ``rest`` (later in the same
+    unit: "later that month"), ``next`` (the next unit: "the following year") or ``same`` ("the
+    same day"); ``count`` is (fewest, most) units."""
+
+    mode: str
+    unit: str
+    count: tuple[int, int]
+    text: str
+    pos: int
+
+    def after(self, anchor: Period) -> Period:
+        """The period this date names after ``anchor``."""
+        lo, hi = anchor.start, anchor.end
+        if self.mode == "after":
+            lo, hi = _shift(lo, self.unit, self.count[0]), _shift(hi, self.unit, self.count[1])
+        elif self.mode == "rest":
+            lo = lo if self.unit == "day" else lo + dt.timedelta(days=1)
+            hi = {"day": hi, "week": hi + dt.timedelta(days=6), "month": _shift(hi.replace(day=1), "month", 1) - dt.timedelta(days=1),
+                  "year": dt.date(hi.year, 12, 31)}[self.unit]
+        elif self.mode == "next":
+            if self.unit == "month":
+                lo = _shift(hi.replace(day=1), "month", 1)
+                hi = _shift(lo, "month", 1) - dt.timedelta(days=1)
+            elif self.unit == "year":
+                lo, hi = dt.date(hi.year + 1, 1, 1), dt.date(hi.year + 1, 12, 31)
+            else:
+                lo, hi = lo + dt.timedelta(days=1), hi + dt.timedelta(days=1 if self.unit == "day" else 13)
+        return Period("relative", lo, max(lo, hi), self.text, self.pos)
+
+
+def _shift(d: dt.date, unit: str, n: int) -> dt.date:
+    if unit == "day":
+        return d + dt.timedelta(days=n)
+    if unit == "week":
+        return d + dt.timedelta(weeks=n)
+    return _add_months(d, n * (12 if unit == "year" else 1))
+
+
+def find_relative(text: str) -> list[RelativeDate]:
+    """Dates in ``text`` given relative to an earlier date ("three days later", "later that
+    month", "the following year", "the same day"); the caller resolves them against the date
+    before them (:meth:`RelativeDate.after`)."""
+    out: list[RelativeDate] = []
+    for m in _RELATIVE.finditer(text or ""):
+        if m["unit"]:
+            n = m["n"].lower()
+            count = (int(n), int(n)) if n.isdigit() else _COUNT[re.sub(r"\s+", " ", n)]
+            out.append(RelativeDate("after", m["unit"].lower(), count, m[0], m.start()))
+        elif m["rest"]:
+            out.append(RelativeDate("rest", m["rest"].lower(), (0, 0), m[0], m.start()))
+        elif m["next"] or m["next2"]:
+            out.append(RelativeDate("next", (m["next"] or m["next2"]).lower(), (1, 1), m[0], m.start()))
+        else:
+            out.append(RelativeDate("same", "day", (0, 0), m[0], m.start()))
     return out
 
 

@@ -36,12 +36,16 @@ deadlines):
   with no known calendar is the widest plausible one: a fiscal year ``Y`` ends between late
   January of ``Y`` (NVIDIA, retailers) and December of ``Y``;
 * a stated day inside the window in which the period's results could have been reported is
-  the day they were (``On February 24, 2025, X reported fiscal 2025 revenue``);
+  the day they were (``On February 24, 2025, X reported fiscal 2025 revenue``); a figure for
+  "the quarter (three months, year, ...) ended" a stated day or month is results for the period
+  that ended then;
 * a change over a period (a percentage with a verb of rising or falling, an average, a total)
   is complete at the period's end: ``[end - 3 days, end]``;
 * any other reference: its own bounds (a day, a month, a quarter, a season "2019-20" from July
   to June, "late 2019" = September to December); a period that contains another date of the
-  same claim is the context of that date and yields to it ("in 2019 ... on July 17, 2019");
+  same claim is the context of that date and yields to it ("in 2019 ... on July 17, 2019"); a
+  date relative to an earlier date of the claim ("two weeks later", "later that month", "the
+  following year") counts from it;
 * a date without a year, in a claim told in the past tense (a claim in the present tense states
   a habit or a schedule: "the term begins in October"), is read in the year the claim names,
   else in the declared date's year (the writer's year; the year before when that reading would
@@ -64,6 +68,7 @@ from anachron.verify.dates import (
     Period,
     YearlessDate,
     _add_months,
+    find_relative,
     find_periods,
     find_yearless,
     fiscal_quarter_earliest_end,
@@ -108,6 +113,13 @@ _FORWARD = re.compile(
     r"|\bwill\b|\bWill(?=\s+[a-z])|\bwon['’]t\b"
 )
 _TEN_K = re.compile(r"\b(10-K|annual report)\b", re.I)
+#: "the quarter ended June 27, 2020", "the fiscal year ending in September 2019": the date is a
+#: reporting period's last day (or month), whose results come later.
+_PERIOD_ENDED = re.compile(
+    r"\b(?:(?P<q>quarter|three\s+months|(?:12|13|thirteen|twelve)\s+weeks|half|six\s+months|26\s+weeks|nine\s+months|39\s+weeks|period)"
+    r"|(?P<y>(?:fiscal\s+)?year|twelve\s+months|12\s+months|5[23]\s+weeks))\s+(?:that\s+)?end(?:ed|ing|s)?\s+(?:on\s+|in\s+)?$",
+    re.I,
+)
 #: A change over a period: a percentage with a verb of rising or falling, or an average or total.
 _CHANGE_WORDS = frozenset(
     "rose rise rises risen gain gained gains climb climbed climbs jump jumped jumps surged surges soar soared "
@@ -184,6 +196,8 @@ def _past_tense(words: set[str]) -> bool:
 
 
 HAPPENED, PROSPECTIVE, BEFORE = "happened", "prospective", "before"
+#: Words one of which every relative date has (:func:`anachron.verify.dates.find_relative`).
+_RELATIVE_WORDS = frozenset({"later", "after", "afterward", "afterwards", "following", "subsequent", "next", "same"})
 #: How far a clause reaches, in characters, before (or after) a date: the grammar of a longer
 #: run-on text is read within this distance, which bounds the time per claim.
 _CLAUSE_REACH = 300
@@ -324,13 +338,36 @@ def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> Rule
     return None
 
 
-def _finding(p: Period, results: bool = False, change: bool = False, ten_k: bool = False, cal: FiscalCalendar | None = None) -> RuleFinding:
+def _ended_finding(p: Period, lead: str, ten_k: bool) -> RuleFinding | None:
+    """Results for a reporting period that ``lead`` says ends on date ``p`` ("the quarter ended
+    ..."), or None."""
+    m = _PERIOD_ENDED.search(lead)
+    if m is None or p.kind not in ("day", "month"):
+        return None
+    end = p.end
+    if m["q"]:
+        return RuleFinding(end + QUARTERLY_LAG, f"results for the {m['q']} ended {p.text!r}: period end + 14 days", p,
+                           end + QUARTERLY_DEADLINE, end + QUARTERLY_LAG)
+    lag = TEN_K_LAG if ten_k else QUARTERLY_LAG
+    return RuleFinding(end + lag, f"results for the {m['y']} ended {p.text!r}: period end + {lag.days} days", p,
+                       end + ANNUAL_DEADLINE, end + lag)
+
+
+def _finding(p: Period, results: bool = False, change: bool = False, ten_k: bool = False, cal: FiscalCalendar | None = None,
+             lead: str = "") -> RuleFinding:
     """The interval of one happened date ``p`` of a claim that states ``results`` or a ``change``
-    over a period, or speaks of a 10-K (``ten_k``), see the module docstring."""
+    over a period, or speaks of a 10-K (``ten_k``); ``lead``: the words right before the date in
+    a claim that states a figure (see the module docstring)."""
+    if lead:
+        f = _ended_finding(p, lead, ten_k)
+        if f is not None:
+            return f
     if p.kind == "day":
         return RuleFinding(p.start, f"mentions day {p.text!r}", p, p.end)
     if p.kind == "yearless":
         return RuleFinding(p.start, f"{p.text!r} has no year", p, p.end)
+    if p.kind == "relative":
+        return RuleFinding(p.start, f"{p.text!r} is relative", p, p.end)
     if p.kind == "day_either":
         return RuleFinding(p.start, f"mentions {p.text!r}: day and month in either order ({p.start} or {p.end})", p, p.end)
     if results:
@@ -440,9 +477,10 @@ def date_content(
         return None
     text = unquoted(fact)
     words = set(_WORD.findall(text.lower()))
-    spans = [(p.pos, p.pos + len(p.text)) for p in periods] + [(y.pos, y.pos + len(y.text)) for y in yearless]
+    relative = find_relative(text) if not words.isdisjoint(_RELATIVE_WORDS) else []
+    spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)]
     scopes = _scopes(text, spans, words)
-    ignored = tuple(x.text for x, s in zip([*periods, *yearless], scopes) if s == PROSPECTIVE)
+    ignored = tuple(x.text for x, s in zip([*periods, *yearless, *relative], scopes) if s == PROSPECTIVE)
     context = _context_year([p for p, s in zip(periods, scopes) if s != PROSPECTIVE])
     dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
     for p, s in zip(periods, scopes):
@@ -455,15 +493,25 @@ def date_content(
         read = _read_yearless(y, context, declared, cutoff)
         if read is not None:
             dated.append((read[0], s, read[2], read[1]))
+    if relative:  # each relative date counts from the date written before it
+        anchors = sorted((d for d in dated if d[1] == HAPPENED and d[0].pos >= 0), key=lambda d: d[0].pos)
+        positions = [d[0].pos for d in anchors]
+        for r, s in zip(relative, scopes[len(periods) + len(yearless):]):
+            k = bisect.bisect_left(positions, r.pos) - 1
+            if s != PROSPECTIVE and k >= 0:
+                a = anchors[k]
+                dated.append((r.after(a[0]), s, a[2], f"{r.text!r} after {a[0].text!r}"))
     if not dated:
         return ContentDate(None, None, "every date of the text is prospective", (), False, ignored) if ignored else None
     # a period that contains another date of the claim is that date's context
     context_of = _contexts([d[0] for d in dated])
-    dated = [d for d in dated if (d[0].start, d[0].end) not in context_of]
-    results = change = ten_k = False
-    if any(d[0].kind not in ("day", "day_either") for d in dated):
+    dated = [d for d in dated if d[0].kind == "relative" or (d[0].start, d[0].end) not in context_of]
+    results = change = ten_k = figure = False
+    if any(d[0].kind not in ("day", "day_either") for d in dated) or "end" in text:
         ten_k = _TEN_K.search(text) is not None
-        results, change = _states_results(text, words), not words.isdisjoint(_CHANGE_WORDS) and _PERCENT.search(text) is not None
+        percent = _PERCENT.search(text) is not None
+        results, change = _states_results(text, words), percent and not words.isdisjoint(_CHANGE_WORDS)
+        figure = results or percent or _MONEY_FIGURE.search(text) is not None
     cal_cache: list[FiscalCalendar | None] = []
 
     def cal() -> FiscalCalendar | None:
@@ -475,14 +523,16 @@ def date_content(
 
     findings: list[RuleFinding] = []
     for p, scope, on_decl, how in dated:
-        f = _finding(p, results, change, ten_k, cal() if results and p.kind in ("quarter", "fiscal_quarter", "fiscal_year", "year") else None)
+        calendar_needed = results and p.kind in ("quarter", "fiscal_quarter", "fiscal_year", "year")
+        lead = text[max(0, p.pos - 40) : p.pos] if figure and p.pos >= 0 else ""
+        f = _finding(p, results, change, ten_k, cal() if calendar_needed else None, lead)
         if how:
             f = RuleFinding(f.earliest, f"{f.rule}; {how}", p, f.latest, f.report_from, on_decl)
         if scope == BEFORE:
             f = RuleFinding(dt.date.min, f"before {p.text!r}: no later than {f.latest}", p, f.latest, None, f.on_declared)
         findings.append(f)
     # a stated day inside the window in which a period's results could have been reported is that report
-    days = sorted(f.earliest for f in findings if f.period.kind == "day" and f.earliest != dt.date.min)
+    days = sorted(f.earliest for f in findings if f.period.kind == "day" and f.report_from is None and f.earliest != dt.date.min)
     for i, f in enumerate(findings):
         if f.report_from is None:
             continue
