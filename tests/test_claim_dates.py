@@ -47,6 +47,8 @@ D = dt.date
         ("the 2018-19 campaign", "season", D(2018, 7, 1), D(2019, 6, 30)),
         ("the 2018/2019 term", "season", D(2018, 7, 1), D(2019, 6, 30)),
         ("from 2014-2017", "years", D(2014, 1, 1), D(2017, 12, 31)),
+        ("the first nine months of 2021", "months", D(2021, 1, 1), D(2021, 9, 30)),
+        ("on 14.09.2021.", "day", D(2021, 9, 14), D(2021, 9, 14)),
     ],
 )
 def test_formats_people_and_models_write(text, kind, start, end):
@@ -138,6 +140,9 @@ def test_a_habit_in_the_present_tense_has_no_event_date():
         "The arena lease, signed by the city, runs through 2031.",
         "The two-year deal keeps him in Denver until the end of the 2023-24 season.",
         "Kestrel plans to list its shares in Q3 2022.",
+        "Kestrel's fiscal 2023 revenue is projected to reach $5 billion.",
+        "Analysts expect 2023 earnings of $2 a share.",
+        "Ortega's new deal, signed by both sides, begins with the 2023-24 season.",
     ],
 )
 def test_a_date_in_the_future_of_the_fact_is_not_its_date(fact):
@@ -156,6 +161,16 @@ def test_prospective_scopes_stop_at_the_clause():
     assert date_content("Kestrel's sales came in as expected in Q1 2022.").findings
     # a quoted question is not the claim's own grammar
     assert date_content('The market "Will Kestrel list by 2022-07-01?" resolved Yes.').earliest == D(2022, 7, 1)
+
+
+def test_a_date_before_a_prospective_verb_is_its_subject_only_without_a_verb_of_its_own():
+    # "heard ... on" gives the date its own verb: it happened; the later clause is the forecast
+    fact = "The panel heard the appeal on 2022-02-14 and is expected to rule by June 2022."
+    c = date_content(fact)
+    assert (c.earliest, c.latest) == (D(2022, 2, 14), D(2022, 2, 14)) and c.ignored == ("June 2022",)
+    # a past verb between the date and the marker: the date is the past part
+    c = date_content("Kestrel's Q1 2022 sales rose 3%, and it predicts a flat second half.")
+    assert c.earliest == D(2022, 4, 14)
 
 
 def test_a_date_after_before_only_bounds_the_fact():

@@ -44,7 +44,7 @@ _EU_DAYS = re.compile(rf"\b(?P<d1>\d{{1,2}})\s?[-–—]\s?(?P<d2>\d{{1,2}})\s+(
 _YMD_SLASH = re.compile(r"(?<![\d/.])((?:19|20)\d{2})/(\d{1,2})/(\d{1,2})(?![\d/])")
 #: "3/23/20", "28/01/2020", "03.04.2020": day and month in either order (see :func:`find_periods`).
 _SLASH_DAY = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})/((?:19|20)\d{2}|\d{2})(?![\d/])")
-_DOT_DAY = re.compile(r"(?<![\d/.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})(?![\d.])")
+_DOT_DAY = re.compile(r"(?<![\d/.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d{2})(?!\d|\.\d)")
 _MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?(?:(?:,?\s+(?:of\s+)?|\s?-\s?)((?:19|20)\d{{2}})|\s*['’](\d{{2}}))\b", re.I)
 _SEASON_HINT = re.compile(r"\d{4}\s?[-–—/]")
 #: Q3 2019, 2019 Q3; fiscal when "fiscal"/"FY" is attached: fiscal Q3 2019, Q3 FY2019,
@@ -74,6 +74,12 @@ _HALF = re.compile(
     rf"\b(?:H(?P<h1>[12])|(?P<h2>[12])H)\s?(?P<f1>FY\s?)?(?P<y1>{_YY})\b"
     rf"|\b(?i:(?P<w>first|second|1st|2nd)\s+half\s+(?:of\s+)?(?:the\s+)?(?P<f2>fiscal\s+(?:year\s+)?)?)(?P<y2>{_Y})\b"
 )
+#: The first months of a year: "the first nine months of 2019", "first six months of fiscal 2020".
+_MONTHS_OF = re.compile(
+    rf"\b(?i:first|initial)\s+(?P<n>(?i:two|three|four|five|six|seven|eight|nine|ten|eleven)|\d{{1,2}})\s+(?i:months)\s+(?i:of\s+)(?:the\s+)?"
+    rf"(?P<f>(?i:fiscal\s+(?:year\s+)?))?(?P<y>{_Y})\b"
+)
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11}
 #: Seasons and fiscal years across two calendar years ("2019-20", "2019/20", "2019–2020",
 #: "FY2019-20") and ranges of years ("2015-2019").
 _SEASON = re.compile(
@@ -107,7 +113,7 @@ class Period:
     ``kind``: ``day``; ``day_either`` (a numeric date whose day/month order cannot be told
     apart: ``start`` and ``end`` are its two readings); ``days`` (an event over several days);
     ``month``; ``month_part`` (early / mid / late: days 1-10, 11-20, 21-end); ``quarter``;
-    ``fiscal_quarter``; ``half``; ``year_part`` (early / mid / late: Jan-Apr, May-Aug, Sep-Dec);
+    ``fiscal_quarter``; ``half``; ``months`` (the first months of a year); ``year_part`` (early / mid / late: Jan-Apr, May-Aug, Sep-Dec);
     ``year``; ``fiscal_year``; ``season`` ("2019-20": July 1 of the first year to June 30 of
     the second); ``years`` (a range "2015-2019").
 
@@ -325,6 +331,13 @@ def _scan(text: str) -> list[Period]:
             add(m, (fiscal_quarter_period if fiscal else quarter_period)(int(m["y"]), _ORD[m["q"].lower()], m[0], m.start()))
         for m in _QUARTER_WORDS_FY_FIRST.finditer(text):
             add(m, fiscal_quarter_period(int(m["y"]), _ORD[m["q"].lower()], m[0], m.start()))
+    if "months" in words:
+        for m in _MONTHS_OF.finditer(text):
+            n = int(m["n"]) if m["n"].isdigit() else _NUMBERS[m["n"].lower()]
+            if 1 <= n <= 11:
+                y = int(m["y"])
+                end = _add_months(dt.date(y, n, 1), 1) - dt.timedelta(days=1)
+                add(m, Period("months", dt.date(y, 1, 1), end, m[0], m.start(), bool(m["f"])))
     if "half" in words or any(h in text for h in ("H1", "H2", "1H", "2H")):
         for m in _HALF.finditer(text):
             h = int(m["h1"] or m["h2"]) if m["y1"] else _ORD[m["w"].lower()]

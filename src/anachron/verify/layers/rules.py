@@ -144,7 +144,7 @@ _PROSPECTIVE = re.compile(
     r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
     r"|(?i:(?<!than\s)(?<!as\s)\bexpected\s+(?:to|for|on|in|at|by|during|around|between)\b)"
     r"|(?i:\b(?:scheduled|slated|set|planned|penciled|pencilled|booked)\s+(?:for|on|in|at|by|during|around|between)\b)"
-    r"|(?i:\b(?:expects|anticipates|guided|guides|upcoming|forthcoming|impending)\b)"
+    r"|(?i:\b(?:expects?|anticipates?|predicts?|guided|guides|upcoming|forthcoming|impending)\b)"
     r"|(?i:\bnext\b(?!\s+(?:day|morning|afternoon|evening|night|session|trading)))"
     r"|(?i:\b(?:is|are|was|were)\s+to\s+(?:be\s+)?)(?=[a-z])"
 )
@@ -163,8 +163,8 @@ _TERM_WORDS = frozenset(
     "expires expiring valid".split()
 )
 _DURATION_LEAD = re.compile(
-    r"\b(?:through|thru|until|till|to|ending|expiring|expires?|starting|beginning|effective|commencing|from)"
-    r"\s+(?:(?:in|with|on|at)\s+)?(?:the\s+)?(?:(?:end|start|beginning)\s+of\s+(?:the\s+)?)?$",
+    r"\b(?:through|thru|until|till|to|from|ending|ends?|expiring|expires?|starting|starts?|beginning|begins?|effective|"
+    r"commencing|commences?|kicks?\s+in)\s+(?:(?:in|with|on|at|after)\s+)?(?:the\s+)?(?:(?:end|start|beginning)\s+of\s+(?:the\s+)?)?$",
     re.I,
 )
 _BEFORE_LEAD = re.compile(
@@ -185,7 +185,9 @@ _IRREGULAR_PAST = frozenset(
     "began became broke built caught chose drew drove fought found grew knew kept met ran saw sent shut sank slid "
     "spent stood struck swept threw told thought wrote hit cut set put quit beat bid split shed spread upheld "
     "withdrew withheld forgave froze hung laid lent lit meant rode sang shook shot slept sought spoke stole stuck "
-    "swore swung taught tore woke wore wound".split()
+    "swore swung taught tore woke wore wound heard felt fled fed bore bent bred clung crept dealt dug fit flung "
+    "forbade forgot ground hid knelt leapt overcame overtook rang rid sat shone shrank sped spun sprang stung strove "
+    "swam undertook underwent understood upset wept wrung arose awoke".split()
 )
 _WORD = re.compile(r"[a-z]+")
 
@@ -208,10 +210,13 @@ _SCOPE_WORDS = frozenset(
     "will ll won would wouldn shall going gonna set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
-    "impending next guidance outlook projection projections estimate estimates target targets expectation "
+    "impending next expect anticipate anticipates predict predicts guidance outlook projection projections estimate estimates target targets expectation "
     "expectations budget before prior ahead later".split()
 )
-_DURATION_WORDS = frozenset("through thru until till to ending expiring expires expire starting beginning effective commencing from".split())
+_DURATION_WORDS = frozenset(
+    "through thru until till to from ending end ends expiring expires expire starting start starts beginning begin begins "
+    "effective commencing commence commences kick kicks".split()
+)
 
 
 def date_scopes(fact: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -253,9 +258,28 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
             out.append(BEFORE)
         elif _FRONTED.match(before) and _FUTURE_CLAUSE.search(_next_clause(masked, e, breaks, break_starts) or ""):
             out.append(PROSPECTIVE)
+        elif _subject_of_prospective(masked, before, e, markers):
+            out.append(PROSPECTIVE)
         else:
             out.append(HAPPENED)
     return out
+
+
+_SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
+
+
+def _subject_of_prospective(masked: str, before: str, end: int, markers: list[tuple[int, int]]) -> bool:
+    """True for a date in the subject of a prospective verb ("Kestrel's 2023 revenue is expected
+    to ..."): no verb in the past tense before the date in its clause, and a prospective marker
+    later in the sentence with no such verb (and no other clause) between the date and the marker."""
+    if _past_tense(set(_WORD.findall(before.lower()))):
+        return False
+    k = bisect.bisect_left([s for s, _ in markers], end)
+    if k >= len(markers) or markers[k][0] - end > _CLAUSE_REACH:
+        return False
+    between = masked[end : markers[k][0]]
+    words = set(_WORD.findall(between.lower()))
+    return not _SENTENCE_END.search(between) and words.isdisjoint(("and", "or", "but", "while")) and not _past_tense(words)
 
 
 def _next_clause(masked: str, end: int, breaks: list[int], break_starts: list[int]) -> str | None:
