@@ -40,7 +40,9 @@ deadlines):
   "the quarter (three months, year, ...) ended" a stated day or month is results for the period
   that ended then;
 * a change over a period (a percentage with a verb of rising or falling, an average, a total)
-  is complete at the period's end: ``[end - 3 days, end]``;
+  is complete at the period's end: ``[end - 3 days, end]``; results for another period (a
+  month, a season) from then to 45 days after its end; for the first months of a year or a
+  half, like a quarter's;
 * any other reference: its own bounds (a day, a month, a quarter, a season "2019-20" from July
   to June, "late 2019" = September to December); a period that contains another date of the
   same claim is the context of that date and yields to it ("in 2019 ... on July 17, 2019"); a
@@ -356,9 +358,9 @@ def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> Rule
         if known and known + lag < cal_lo:
             return RuleFinding(known + lag, f"{rule} (the company's fiscal {y} ends {known})", p, p.end + ANNUAL_DEADLINE, known + lag)
         return RuleFinding(cal_lo, rule, p, max(cal_lo, (known or p.end) + ANNUAL_DEADLINE, p.end + ANNUAL_DEADLINE), report_from)
-    if p.kind == "half":
+    if p.kind in ("half", "months"):
         lo = (_add_months(p.end, -11) if p.fiscal else p.end) + QUARTERLY_LAG
-        return RuleFinding(lo, "half-year results: half end + 14 days", p, p.end + QUARTERLY_DEADLINE, lo)
+        return RuleFinding(lo, f"results for {p.text!r}: its end + 14 days", p, p.end + QUARTERLY_DEADLINE, lo)
     return None
 
 
@@ -398,11 +400,11 @@ def _finding(p: Period, results: bool = False, change: bool = False, ten_k: bool
         f = _results_finding(p, ten_k, cal)
         if f is not None:
             return f
-    if results or change:
+    if results or change:  # a figure over the period: complete at its end; results are published later
         lo = max(p.start, p.end - PERIOD_CLOSE_SLACK)
-        return RuleFinding(lo, f"a figure over {p.kind} {p.text!r}: known at its end", p, p.end)
+        return RuleFinding(lo, f"a figure over {p.kind} {p.text!r}: known at its end", p, p.end + (QUARTERLY_DEADLINE if results else dt.timedelta()))
     start = p.start
-    if p.fiscal and p.kind in ("fiscal_year", "half"):
+    if p.fiscal and p.kind in ("fiscal_year", "half", "months"):
         start = fiscal_year_earliest_end(p.start.year - 1) + dt.timedelta(days=1) if p.kind == "fiscal_year" else _add_months(p.start, -11)
     return RuleFinding(start, f"mentions {p.kind} {p.text!r}: not public before it starts", p, p.end)
 
