@@ -92,7 +92,7 @@ def verify_claim(
     g = grounding.check(fact, instance or {}) if grounding is not None and "grounded" in layers else None
     if g is not None:
         out["category"] = g.category
-        out.update(_grounded_decision(g, fact, cutoff, leak_on_same_day, "rules" in layers))
+        out.update(_evidence_decision("grounded", g, fact, cutoff, leak_on_same_day, "rules" in layers))
         return out
     content = None
     if "rules" in layers:
@@ -132,18 +132,18 @@ def _interval(lo: dt.date, hi: dt.date) -> str:
     return f"no later than {hi}" if lo == dt.date.min else f"between {lo} and {hi}"
 
 
-def _grounded_decision(g: Any, fact: str, cutoff: dt.date, leak_on_same_day: bool, rules: bool) -> dict[str, Any]:
-    """A grounded check's date decides, unless it states the outcome (leaked) or, with the
-    ``rules`` layer, another part of a compound claim names a period that starts after the cutoff
-    (leaked by that part)."""
+def _evidence_decision(layer: str, g: Any, fact: str, cutoff: dt.date, leak_on_same_day: bool, rules: bool) -> dict[str, Any]:
+    """The date an evidence ``layer`` found (a :class:`~anachron.verify.layers.grounded.GroundedVerdict`
+    ``g``) decides, unless it states the outcome (leaked) or, with the ``rules`` layer, another
+    part of a compound claim names a period that starts after the cutoff (leaked by that part)."""
     if g.outcome:
-        return _fields(g.effective_date, g.effective_date, "leaked", "grounded", g.reason, False)
+        return _fields(g.effective_date, g.effective_date, "leaked", layer, g.reason, False)
     v = _verdict(g.effective_date, g.effective_date, cutoff, leak_on_same_day)
     late = part_after(fact, cutoff - dt.timedelta(days=1) if leak_on_same_day else cutoff) if rules and v != "leaked" else None
     if late is not None:
         reason = f"{g.reason}; but the claim also names {late[1]!r}, not public before {late[0]}"
         return _fields(late[0], late[0], "leaked", "rules", reason, False)
-    return _fields(g.effective_date, g.effective_date, v, "grounded", g.reason, False)
+    return _fields(g.effective_date, g.effective_date, v, layer, g.reason, False)
 
 
 def decide(content: ContentDate | None, declared: DeclaredDate, cutoff: dt.date, leak_on_same_day: bool = False) -> dict[str, Any]:
