@@ -435,9 +435,12 @@ def find_yearless(text: str, periods: list[Period] | None = None) -> list[Yearle
     text's :func:`find_periods`, when the caller has them already.
     """
     text = text or ""
-    if not _MONTH_CAP_HINT.search(text):
+    hints = [m.start() for m in _MONTH_CAP_HINT.finditer(text)]
+    if not hints:
         return []
     taken = _Spans([(p.pos, p.pos + len(p.text)) for p in (_scan(text) if periods is None else periods)])
+    if not any(taken.free(h, h + 3) for h in hints):  # every month name is part of a dated reference
+        return []
     out: list[YearlessDate] = []
 
     def free(s: int, e: int) -> bool:

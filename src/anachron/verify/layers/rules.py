@@ -507,12 +507,12 @@ def date_content(
     spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)]
     scopes = _scopes(text, spans, words)
     ignored = tuple(x.text for x, s in zip([*periods, *yearless, *relative], scopes) if s == PROSPECTIVE)
-    context = _context_year([p for p, s in zip(periods, scopes) if s != PROSPECTIVE])
     dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
     for p, s in zip(periods, scopes):
         if s != PROSPECTIVE:
             dated.append((p, s, False, ""))
     past = bool(yearless) and _past_tense(words)
+    context = _context_year([p for p, s in zip(periods, scopes) if s != PROSPECTIVE]) if past else None
     for y, s in zip(yearless, scopes[len(periods):]):
         if s == PROSPECTIVE or not past:
             continue
@@ -530,12 +530,13 @@ def date_content(
     if not dated:
         return ContentDate(None, None, "every date of the text is prospective", (), False, ignored) if ignored else None
     # a period that contains another date of the claim is that date's context
-    context_of = _contexts([d[0] for d in dated])
-    dated = [d for d in dated if d[0].kind == "relative" or (d[0].start, d[0].end) not in context_of]
+    if len(dated) > 1:
+        context_of = _contexts([d[0] for d in dated])
+        dated = [d for d in dated if d[0].kind == "relative" or (d[0].start, d[0].end) not in context_of]
     results = change = ten_k = figure = False
     if any(d[0].kind not in ("day", "day_either") for d in dated) or "end" in text:
-        ten_k = _TEN_K.search(text) is not None
-        percent = _PERCENT.search(text) is not None
+        ten_k = ("10" in text or "annual" in words) and _TEN_K.search(text) is not None
+        percent = ("%" in text or not words.isdisjoint(("percent", "cent", "percentage"))) and _PERCENT.search(text) is not None
         results, change = _states_results(text, words), percent and not words.isdisjoint(_CHANGE_WORDS)
         figure = results or percent or _MONEY_FIGURE.search(text) is not None
     cal_cache: list[FiscalCalendar | None] = []
