@@ -13,7 +13,8 @@ the claim, except those the grammar places in the future of the fact (:func:`dat
 * a date in a prospective clause: after a modal ("will", "would", "shall", "going to"), a
   schedule or intention ("set to", "scheduled for", "due in", "expected to", "plans to",
   "upcoming", "next"), or a guidance noun tied to it ("guidance for Q1 2020"); a date fronted
-  before such a clause ("On Aug. 19, the convention will open") likewise;
+  before such a clause ("On Aug. 19, the convention will open"), or in the subject of a
+  prospective verb with no verb of its own ("X's 2023 revenue is expected to ...") likewise;
 * in a claim about an agreement or a term (a contract, deal, lease, extension, "signed",
   "runs"), a date introduced by a preposition of duration ("through 2029-30", "until 2025",
   "starting in 2020", "from 2019-20 to 2022-23"): the end or start of the term, known when the
@@ -106,13 +107,6 @@ _NOT_RESULTS = re.compile(
     r"\b(contract|deal|signed|signs|signing|inked|agreed|agreement|extension|aav|per year|annually|"
     r"acquir\w*|acquisition|merger|buyout|settle\w*|verdict|ruled|ruling|court|fined|fine|penalty|salary)\b",
     re.I,
-)
-#: Forward-looking language anywhere in a fact, outside quotation marks (:func:`is_forward_looking`).
-#: "will" counts in lower case only, or as a capitalised sentence-initial "Will" followed by a
-#: lower-case word: "Will Barton signed" is a name.
-_FORWARD = re.compile(
-    r"(?i:\b(guidance|guided|expects|forecasts?|projects|outlook|anticipates?|plans? to|scheduled)\b)"
-    r"|\bwill\b|\bWill(?=\s+[a-z])|\bwon['’]t\b"
 )
 _TEN_K = re.compile(r"\b(10-K|annual report)\b", re.I)
 #: "the quarter ended June 27, 2020", "the fiscal year ending in September 2019": the date is a
@@ -534,7 +528,7 @@ def date_content(
         context_of = _contexts([d[0] for d in dated])
         dated = [d for d in dated if d[0].kind == "relative" or (d[0].start, d[0].end) not in context_of]
     results = change = ten_k = figure = False
-    if any(d[0].kind not in ("day", "day_either") for d in dated) or "end" in text:
+    if any(d[0].kind not in ("day", "day_either") for d in dated) or not words.isdisjoint(("ended", "ending", "end", "ends")):
         ten_k = ("10" in text or "annual" in words) and _TEN_K.search(text) is not None
         percent = ("%" in text or not words.isdisjoint(("percent", "cent", "percentage"))) and _PERCENT.search(text) is not None
         results, change = _states_results(text, words), percent and not words.isdisjoint(_CHANGE_WORDS)
@@ -591,26 +585,6 @@ def part_after(fact: str, day: dt.date) -> tuple[dt.date, str] | None:
     scopes = _scopes(text, [(p.pos, p.pos + len(p.text)) for p in periods], set(_WORD.findall(text.lower())))
     late = [(_finding(p).earliest, p.text) for p, s in zip(periods, scopes) if s == HAPPENED]
     return max(late) if late else None
-
-
-def earliest_public_date(fact: str) -> RuleFinding | None:
-    """Earliest date the information in ``fact`` could have been public, or None.
-
-    The finding of :func:`date_content` that binds its lower bound (dates written without a
-    year are not read here: they need a declared date or a cutoff).
-    """
-    c = date_content(fact)
-    if c is None or c.earliest is None:
-        return None
-    bound = [f for f in c.findings if f.earliest == c.earliest]
-    if not bound or c.earliest == dt.date.min:
-        return None
-    return bound[0]
-
-
-def is_forward_looking(fact: str) -> bool:
-    """True if ``fact`` (outside quotation marks) uses forward-looking language anywhere."""
-    return bool(_FORWARD.search(unquoted(fact)))
 
 
 def states_results(fact: str) -> bool:
