@@ -60,11 +60,17 @@ def test_vague_or_impossible_forms_are_undated(raw, rule):
     assert d.status == "undated" and d.date is None and d.rule == rule
 
 
-def test_normalised_lower_bound_never_invents_a_leak():
-    # "late 2019" is Sep 1, 2019: clean at a November cutoff; the rule is recorded on the claim
+def test_a_coarse_declared_date_is_an_interval():
+    # "late 2019" is Sep 1 - Dec 31, 2019: neither leaked nor clean at a November cutoff (it
+    # never invents a leak, and is never silently clean); the rule is recorded on the claim
     out = verify_claim("Acme opened a plant.", "late 2019", dt.date(2019, 11, 29))
-    assert out["verdict"] == "clean" and out["declared_date"] == "2019-09-01"
+    assert out["verdict"] == "ambiguous" and not out["leaked"] and out["declared_date"] == "2019-09-01"
     assert out["date_status"] == "normalized" and "late" in out["date_rule"]
+    assert out["declared_only"] and out["layer"] == "declared"
+    assert normalize_declared("late 2019").latest == dt.date(2019, 12, 31)
+    # wholly before or after the cutoff it decides
+    assert verify_claim("Acme opened a plant.", "mid 2019", dt.date(2019, 11, 29))["verdict"] == "clean"
+    assert verify_claim("Acme opened a plant.", "early 2020", dt.date(2019, 11, 29))["verdict"] == "leaked"
     undated = verify_claim("Acme has a strong brand.", "around 2019", dt.date(2019, 11, 29))
     assert undated["verdict"] == "undated" and not undated["leaked"]
 

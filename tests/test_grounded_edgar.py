@@ -84,13 +84,16 @@ def test_fiscal_year_ending_in_september_dates_to_its_10k(edgar):
     v = edgar.check("Orchard's FY2019 revenue was $210.4B", {})
     assert v.effective_date == dt.date(2019, 10, 30)
     assert "10-K O-19-K filed 2019-10-30" in v.reason and v.category == "A2" and not v.outcome
-    # the same claim through the verifier: clean at a late-November cutoff, where the
-    # calendar-year rule alone would have dated full-year results to January 2020
+    # the same claim through the verifier: clean at a late-November cutoff, dated by the filing
     out = verify_claim("Orchard's FY2019 revenue was $210.4B", "2019-11-01", dt.date(2019, 11, 29),
                        instance={}, grounding=edgar)
     assert out["layer"] == "grounded" and out["effective_date"] == "2019-10-30" and not out["leaked"]
+    assert not out["declared_only"]
+    # without EDGAR a fiscal year's calendar is unknown (it may end from late January to
+    # December): the text allows February 2019 to March 2020, so only the declared date dates it
     rules_only = verify_claim("Orchard's FY2019 revenue was $210.4B", "2019-11-01", dt.date(2019, 11, 29))
-    assert rules_only["effective_date"] == "2020-01-15"
+    assert rules_only["verdict"] == "clean" and rules_only["declared_only"]
+    assert verify_claim("Orchard's FY2019 revenue was $210.4B", None, dt.date(2019, 11, 29))["verdict"] == "ambiguous"
 
 
 def test_value_forms_and_report_category(edgar):

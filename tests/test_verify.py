@@ -9,7 +9,7 @@ from anachron.verify.dates import find_periods, normalize_declared
 from anachron.names import mentioned_tickers
 from anachron.verify.layers.grounded import PriceGrounding
 from anachron.verify.pipeline import verify_claim, verify_run
-from anachron.verify.layers.rules import earliest_public_date
+from anachron.verify.layers.rules import date_content
 
 CUTOFF = dt.date(2019, 11, 29)  # a Friday
 
@@ -42,12 +42,12 @@ def test_rules_keep_plausible_quarterly_date():
 
 
 def test_full_year_results_rule():
-    f = earliest_public_date("Acme's full-year 2019 earnings rose 8%.")
+    f = date_content("Acme's full-year 2019 earnings rose 8%.")
     assert f.earliest == dt.date(2020, 1, 15)
 
 
 def test_forward_looking_statement_not_dated_by_its_period():
-    assert earliest_public_date("Acme expects Q1 2020 revenue of $2B.") is None
+    assert date_content("Acme expects Q1 2020 revenue of $2B.").findings == ()
 
 
 def test_mention_of_a_later_month_leaks_even_with_early_declared_date():

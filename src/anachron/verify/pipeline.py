@@ -8,20 +8,24 @@ verifier decides an *effective date* from the most trustworthy layer that applie
 1. ``grounded``: a check against point-in-time data (:mod:`anachron.verify.layers.grounded`);
 2. ``corpus``: when configured, the earliest document of the dated corpus that supports the
    claim (:mod:`anachron.verify.layers.corpus`): content evidence outranks plausibility;
-3. ``rules``: the earliest realistic public date of the information
-   (:mod:`anachron.verify.layers.rules`); a declared date that is too early is corrected;
+3. ``rules``: the interval of days on which the information the text states could first have
+   been public, from every date in it (:mod:`anachron.verify.layers.rules`); a declared date
+   before that interval is too early and is corrected;
 4. ``llm``: when configured, the date-plausibility verifier model judges the declared dates the
    layers above left standing (:mod:`anachron.verify.layers.llm`, batches of 80); when its
    answer is unusable after one retry the rules verdict stands and the reason says so;
-5. ``declared``: otherwise the model's own (normalised) ``source_date`` stands.
+5. ``declared``: otherwise the model's own (normalised) ``source_date`` stands, within the
+   bounds the text allows.
 
 OLR and Cov count the evidence claims (``source == "evidence"``, TEMPO §5); claims from the
 reasoning are verified and stored too (Shapley-DCLR uses every claim).
 
-The claim leaks iff its effective date is after the cutoff (same day does not
-leak unless ``leak_on_same_day``), or a grounded check found it states the
-instance's own outcome. A claim with no usable date at all is ``undated``:
-kept, counted apart, not leaked.
+A claim's date is an interval. The claim leaks iff its earliest possible day is after the
+cutoff (same day does not leak unless ``leak_on_same_day``), or a grounded check found it
+states the instance's own outcome; it is clean iff its latest possible day is on or before
+the cutoff; an interval that straddles the cutoff is ``ambiguous`` (not leaked, not clean). A
+claim with no usable date at all is ``undated``: kept, counted apart, not leaked.
+``declared_only`` marks the verdicts that rest on the declared ``source_date`` alone.
 """
 
 from __future__ import annotations
@@ -36,12 +40,12 @@ import pandas as pd
 from anachron.store.schema import CLAIM_COLUMNS, EVIDENCE_USABLE
 from anachron.tasks.registry import find_task
 from anachron.verify.citations import cited_ids
-from anachron.verify.dates import normalize_declared
+from anachron.verify.dates import DeclaredDate, normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
 from anachron.verify.layers.corpus import CorpusLayer
 from anachron.verify.layers.grounded import GroundedVerdict, Grounding
 from anachron.verify.layers.llm import check_plausibility
-from anachron.verify.layers.rules import earliest_public_date
+from anachron.verify.layers.rules import ContentDate, FiscalCalendar, date_content, part_after
 
 LAYERS = ("grounded", "rules")
 #: Every layer a config may name, in the order they apply (``corpus`` needs the corpus index,
@@ -92,10 +96,20 @@ def verify_claim(
     leak_on_same_day: bool = False,
     corpus: CorpusLayer | None = None,
 ) -> dict[str, Any]:
-    """Verify one claim; returns the verdict fields of :data:`CLAIM_COLUMNS`.
+    """Verify one claim; returns the verdict fields of :data:`CLAIM_COLUMNS` and ``declared_only``.
+
+    The claim's date is an interval (:func:`decide`): a grounded check dates it exactly; otherwise
+    the dates its text states (:func:`anachron.verify.layers.rules.date_content`) and the declared
+    date, which stands when the text does not refute it (a declared date before the earliest
+    day the text allows is too early; a content date after the cutoff beats a pre-cutoff declared
+    date). ``verdict`` is ``leaked`` when the earliest possible day is after the cutoff (or states
+    the instance's own outcome), ``clean`` when the latest possible day is on or before it,
+    ``ambiguous`` when the interval straddles it, ``undated`` when nothing dates the claim.
+    ``declared_only`` is True when the declared date alone decided: the text names no date, or
+    none that decides, or only dates read in the declared date's year.
 
     Args:
-        fact: claim text.
+        fact: claim text (any length, any language; a non-string reads as empty).
         declared_raw: the model's ``source_date`` as written (may be None or junk).
         cutoff: the instance's cutoff date.
         instance: task context for grounded checks (see the grounding class).
@@ -104,6 +118,7 @@ def verify_claim(
         leak_on_same_day: if True, a claim dated on the cutoff day leaks too.
         corpus: the corpus layer (:class:`~anachron.verify.layers.corpus.CorpusLayer`), or None.
     """
+    fact = fact if isinstance(fact, str) else ""
     declared = normalize_declared(declared_raw)
     out: dict[str, Any] = {
         "declared_date_raw": declared_raw,
@@ -112,38 +127,130 @@ def verify_claim(
         "date_rule": declared.rule,
         "category": None,
     }
-    effective: dt.date | None
-    outcome = False
     found = evidence_layers(fact, cutoff, instance, grounding, corpus, layers)
     if found is not None:
         layer, g = found
-        effective, reason, outcome = g.effective_date, g.reason, g.outcome
         out["category"] = g.category
-    else:
-        finding = earliest_public_date(fact) if "rules" in layers else None
-        if declared.date is not None and finding is not None and finding.earliest > declared.date:
-            effective, layer = finding.earliest, "rules"
-            reason = f"declared {declared.date} is too early ({finding.rule}); corrected to {finding.earliest}"
-        elif declared.date is not None:
-            effective, layer, reason = declared.date, "declared", "declared date is plausible"
-        elif finding is not None:
-            effective, layer = finding.earliest, "rules"
-            reason = f"no usable declared date; dated from the text ({finding.rule})"
-        else:
-            effective, layer, reason = None, "none", f"undated: {declared.rule}"
-    if effective is None:
-        leaked, verdict = False, "undated"
-    else:
-        leaked = outcome or effective > cutoff or (leak_on_same_day and effective == cutoff)
-        verdict = "leaked" if leaked else "clean"
-    out.update(
-        effective_date=effective.isoformat() if effective else None,
-        leaked=bool(leaked),
-        verdict=verdict,
-        layer=layer,
-        reason=reason,
-    )
+        out.update(_evidence_decision(layer, g, fact, cutoff, leak_on_same_day, "rules" in layers))
+        return out
+    content = None
+    if "rules" in layers:
+        content = date_content(
+            fact, declared=declared.date, cutoff=cutoff, calendar=lambda: fiscal_calendar(grounding, fact, instance or {})
+        )
+    out.update(decide(content, declared, cutoff, leak_on_same_day))
     return out
+
+
+def _verdict(lo: dt.date, hi: dt.date, cutoff: dt.date, leak_on_same_day: bool) -> str:
+    """``leaked`` / ``clean`` / ``ambiguous`` for the interval ``[lo, hi]`` against the cutoff."""
+    if lo > cutoff or (leak_on_same_day and lo >= cutoff):
+        return "leaked"
+    if hi < cutoff or (hi == cutoff and not leak_on_same_day):
+        return "clean"
+    return "ambiguous"
+
+
+def _fields(lo: dt.date | None, hi: dt.date | None, verdict: str, layer: str, reason: str, declared_only: bool) -> dict[str, Any]:
+    """The verdict fields; ``effective_date`` is the earliest possible day (the latest for a
+    clean claim bounded only from above; none for an ambiguous one without a lower bound)."""
+    eff = lo if lo is not None and lo != dt.date.min else (hi if verdict == "clean" else None)
+    return {
+        "effective_date": eff.isoformat() if eff else None,
+        "leaked": verdict == "leaked",
+        "verdict": verdict,
+        "layer": layer,
+        "reason": reason,
+        "declared_only": declared_only,
+    }
+
+
+def _interval(lo: dt.date, hi: dt.date) -> str:
+    if lo == hi:
+        return str(lo)
+    return f"no later than {hi}" if lo == dt.date.min else f"between {lo} and {hi}"
+
+
+def _evidence_decision(layer: str, g: Any, fact: str, cutoff: dt.date, leak_on_same_day: bool, rules: bool) -> dict[str, Any]:
+    """The date an evidence ``layer`` found (a :class:`~anachron.verify.layers.grounded.GroundedVerdict`
+    ``g``) decides, unless it states the outcome (leaked) or, with the ``rules`` layer, another
+    part of a compound claim names a period that starts after the cutoff (leaked by that part)."""
+    if g.outcome:
+        return _fields(g.effective_date, g.effective_date, "leaked", layer, g.reason, False)
+    v = _verdict(g.effective_date, g.effective_date, cutoff, leak_on_same_day)
+    late = part_after(fact, cutoff - dt.timedelta(days=1) if leak_on_same_day else cutoff) if rules and v != "leaked" else None
+    if late is not None:
+        reason = f"{g.reason}; but the claim also names {late[1]!r}, not public before {late[0]}"
+        return _fields(late[0], late[0], "leaked", "rules", reason, False)
+    return _fields(g.effective_date, g.effective_date, v, layer, g.reason, False)
+
+
+def decide(content: ContentDate | None, declared: DeclaredDate, cutoff: dt.date, leak_on_same_day: bool = False) -> dict[str, Any]:
+    """The verdict from the text's dates and the declared date (no grounded check applied).
+
+    The declared date is the interval ``[date, latest]`` (:class:`~anachron.verify.dates.DeclaredDate`),
+    the text's the interval of :class:`~anachron.verify.layers.rules.ContentDate`. A declared
+    date that ends before the text's earliest day is too early and the text's interval stands
+    (layer ``rules``); otherwise the declared date stands within the text's bounds (layer
+    ``declared``): the claim is dated when its source is, no earlier than the text allows. With
+    only one of them, that one stands; with neither, ``undated``.
+
+    Returns:
+        ``effective_date``, ``leaked``, ``verdict``, ``layer``, ``reason``, ``declared_only``.
+    """
+    d_lo = declared.date
+    d_hi = declared.latest or d_lo
+    ignored = f"; not the fact's date (prospective): {', '.join(repr(t) for t in content.ignored)}" if content and content.ignored else ""
+    if content is None or content.earliest is None or content.latest is None:
+        if d_lo is None:
+            return _fields(None, None, "undated", "none", f"undated: {declared.rule}{ignored}", False)
+        v = _verdict(d_lo, d_hi, cutoff, leak_on_same_day)
+        reason = "declared date is plausible" if v != "ambiguous" else f"declared date {_interval(d_lo, d_hi)} straddles the cutoff"
+        return _fields(d_lo, d_hi, v, "declared", reason + (ignored or "; no date in the text"), True)
+    c_lo, c_hi = content.earliest, content.latest
+    if d_lo is None:
+        v = _verdict(c_lo, c_hi, cutoff, leak_on_same_day)
+        why = f"; the text allows {_interval(c_lo, c_hi)}, which straddles the cutoff" if v == "ambiguous" else ""
+        return _fields(c_lo, c_hi, v, "rules", f"no usable declared date; dated from the text ({content.rule}){why}{ignored}", False)
+    if d_hi < c_lo:
+        v = _verdict(c_lo, c_hi, cutoff, leak_on_same_day)
+        why = f" (the text allows {_interval(c_lo, c_hi)}, which straddles the cutoff)" if v == "ambiguous" else ""
+        return _fields(c_lo, c_hi, v, "rules", f"declared {d_lo} is too early ({content.rule}); corrected to {c_lo}{why}{ignored}", False)
+    lo, hi = max(d_lo, c_lo), d_hi
+    v = _verdict(lo, hi, cutoff, leak_on_same_day)
+    decisive_text = _verdict(c_lo, c_hi, cutoff, leak_on_same_day) != "ambiguous" and not content.on_declared
+    if v == "ambiguous":
+        reason = f"declared date and text allow {_interval(lo, hi)}, which straddles the cutoff ({content.rule})"
+    elif decisive_text:
+        reason = "declared date is plausible"
+    else:
+        reason = f"declared date is plausible; the text alone allows {_interval(c_lo, c_hi)} ({content.rule})"
+    return _fields(lo, hi, v, "declared", reason + ignored, not decisive_text)
+
+
+def fiscal_calendar(grounding: Grounding | None, fact: str, instance: Mapping[str, Any]) -> FiscalCalendar | None:
+    """The fiscal calendar of the one company ``fact`` names, from the grounding's EDGAR check
+    (an object with ``companies(fact, instance)``, ``fiscal_year_end`` and
+    ``fiscal_quarter_end``, itself or among a composite's ``checks``); None when no such check
+    applies or the fact names no company or several."""
+    for c in getattr(grounding, "checks", [grounding]):
+        if all(hasattr(c, a) for a in ("companies", "fiscal_year_end", "fiscal_quarter_end")):
+            ciks = c.companies(fact, instance)
+            return _CompanyCalendar(c, ciks[0]) if len(ciks) == 1 else None
+    return None
+
+
+class _CompanyCalendar:
+    """:class:`~anachron.verify.layers.rules.FiscalCalendar` of company ``cik`` from an EDGAR check."""
+
+    def __init__(self, edgar: Any, cik: int):
+        self._edgar, self._cik = edgar, cik
+
+    def year_end(self, year: int) -> dt.date | None:
+        return self._edgar.fiscal_year_end(self._cik, year)
+
+    def quarter_end(self, year: int, quarter: int) -> dt.date | None:
+        return self._edgar.fiscal_quarter_end(self._cik, year, quarter)
 
 
 def extract_run_claims(
@@ -283,6 +390,7 @@ def _apply_llm_layer(rows: list[dict[str, Any]], llm: dict[str, Any], leak_on_sa
             effective_date=eff.isoformat(),
             leaked=bool(leaked),
             verdict="leaked" if leaked else "clean",
+            declared_only=False,
             layer="llm",
             reason=("plausible: " if v.plausible else f"implausible, corrected to {eff}: ") + v.reason,
         )
@@ -310,7 +418,8 @@ def verify_table(
         corpus: the corpus layer (:class:`~anachron.verify.layers.corpus.CorpusLayer`), or None.
 
     Returns:
-        Frame aligned to ``claims`` with ``leaked``, ``verdict``, ``layer``, ``reason``, ``effective_date``.
+        Frame aligned to ``claims`` with ``leaked``, ``verdict``, ``layer``, ``reason``, ``effective_date``,
+        ``declared_only``.
 
     Raises:
         ValueError: ``llm`` in ``layers`` without a client, ``corpus`` without ``corpus``.
@@ -332,7 +441,7 @@ def verify_table(
         rows.append({**v, "fact": r.fact, "cutoff_date": r.cutoff_date})
     if "llm" in layers and rows:
         _apply_llm_layer(rows, llm or {}, leak_on_same_day)
-    cols = ["leaked", "verdict", "layer", "reason", "effective_date"]
+    cols = ["leaked", "verdict", "layer", "reason", "effective_date", "declared_only"]
     return pd.DataFrame([{k: r[k] for k in cols} for r in rows], index=claims.index, columns=cols)
 
 

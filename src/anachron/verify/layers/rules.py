@@ -1,45 +1,95 @@
 """Layer 2: date-plausibility rules (TEMPO paper, App. I.4; docs/verification.md#rules).
 
-A claim's declared date may be too early for the kind of information it states
-(a model dates Q4 results to the last day of the quarter, or a May 2020 closing
-price to 2019). These rules give the earliest realistic public date of the
-information in a fact; the verifier then uses ``max(declared, earliest)``.
+A claim's declared date may be too early for the kind of information it states (a model
+dates Q4 results to the last day of the quarter, or a May 2020 closing price to 2019). These
+rules give, for the dates a fact states, the *interval* of days on which its information could
+first have been public: :func:`date_content` returns ``[earliest, latest]``; the verifier
+(:func:`anachron.verify.pipeline.verify_claim`) sets it against the declared date and the cutoff.
 
-Rules, with the project's lower bounds (chosen at the early end of each range
-the paper gives, so a rule never invents a leak that a fast filer would refute):
+**Which dates count.** Every time reference of the fact (:func:`anachron.verify.dates.find_periods`)
+and every date written without a year (:func:`anachron.verify.dates.find_yearless`) is a date of
+the claim, except those the grammar places in the future of the fact (:func:`date_scopes`):
 
-* quarterly results for a quarter ending ``E``: public 1-2 months after ``E``;
-  earliest ``E + 14 days`` (the first large filers release about two weeks out); results
-  need financial-result words (revenue, EPS, net income, ...) or a reporting verb with a
-  money figure outside a contract / deal / court claim ("it was reported that X signed" is
-  not results);
-* a fiscal quarter ("fiscal Q2 2026") has no known calendar position: its earliest plausible
-  end is that of a fiscal year ending in late January (NVIDIA, retailers), plus 14 days;
-  an explicit day in the claim ("... on 2025-08-27") then usually binds;
-* full-year results for fiscal year ``Y`` (calendar year-end assumed without
-  EDGAR data): public Jan-Feb of ``Y+1``; earliest ``Y+1-01-15``;
-* a 10-K for fiscal year ``Y``: 60-90 days after year end; earliest ``FYE + 60 days``;
-* a fiscal year may end as early as late January of ``Y`` (NVIDIA's fiscal 2025 ended in
-  January 2025): a claim that states the day its full-year figures were reported, on or
-  after February 1 of ``Y``, is dated at that day instead of mid-January of ``Y+1``;
-* a price, an index change, a contract, a decision: public on its own day;
-* any other time reference: a fact about a period cannot be public before the
-  period starts (a day, a month's first day, a quarter's first day, a year's
-  Jan 1). Forward-looking statements (guidance, forecasts, schedules, lower-case "will";
-  not words inside quotation marks, not the name "Will Barton") are exempt: they are about a
-  later period but were public earlier.
+* a date in a prospective clause: after a modal ("will", "would", "shall", "going to"), a
+  schedule or intention ("set to", "scheduled for", "due in", "expected to", "plans to",
+  "upcoming", "next"), or a guidance noun tied to it ("guidance for Q1 2020"); a date fronted
+  before such a clause ("On Aug. 19, the convention will open"), or in the subject of a
+  prospective verb with no verb of its own ("X's 2023 revenue is expected to ...") likewise;
+* in a claim about an agreement or a term (a contract, deal, lease, extension, "signed",
+  "runs"), a date introduced by a preposition of duration ("through 2029-30", "until 2025",
+  "starting in 2020", "from 2019-20 to 2022-23"): the end or start of the term, known when the
+  agreement was.
+
+A date after "before", "prior to" or "ahead of" only bounds the fact from above. Words inside
+quotation marks are not the claim's own grammar.
+
+**Interval of one date, by kind of fact** (lower bounds at the early end of each range the paper
+gives, so a rule never invents a leak a fast filer would refute; upper bounds at the filing
+deadlines):
+
+* financial results (revenue, EPS, net income, ...; or a reporting verb with a money figure
+  outside a contract / deal / court claim) for a quarter ending ``E``: ``[E + 14 days,
+  E + 45 days]``; for a fiscal year ending ``E``: ``[E + 14 days, E + 90 days]`` (a 10-K:
+  from ``E + 60 days``); a calendar year ``Y`` not called fiscal ("full-year 2019", "2019
+  revenue"): ``[Y+1-01-15, Y+1-03-31]``;
+* the company's fiscal calendar, when known (EDGAR, :class:`FiscalCalendar`), places its fiscal
+  periods; a quarter or year not called fiscal is then either reading. A period called fiscal
+  with no known calendar is the widest plausible one: a fiscal year ``Y`` ends between late
+  January of ``Y`` (NVIDIA, retailers) and December of ``Y``;
+* a stated day inside the window in which the period's results could have been reported is
+  the day they were (``On February 24, 2025, X reported fiscal 2025 revenue``); a figure for
+  "the quarter (three months, year, ...) ended" a stated day or month is results for the period
+  that ended then;
+* a change over a period (a percentage with a verb of rising or falling, an average, a total)
+  is complete at the period's end: ``[end - 3 days, end]``; results for another period (a
+  month, a season) from then to 45 days after its end; for the first months of a year or a
+  half, like a quarter's;
+* any other reference: its own bounds (a day, a month, a quarter, a season "2019-20" from July
+  to June, "late 2019" = September to December); a period that contains another date of the
+  same claim is the context of that date and yields to it ("in 2019 ... on July 17, 2019"); a
+  date relative to an earlier date of the claim ("two weeks later", "later that month", "the
+  following year") counts from it;
+* a date without a year, in a claim told in the past tense (a claim in the present tense states
+  a habit or a schedule: "the term begins in October"), is read in the year the claim names,
+  else in the declared date's year (the writer's year; the year before when that reading would
+  lie more than half a year after the declared date), else between its reading in the cutoff's
+  year and the next year.
+
+The claim's interval is the latest of its dates' intervals (a compound claim is as late as its
+latest part).
 """
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 from dataclasses import dataclass
+from typing import Callable, Protocol
 
-from anachron.verify.dates import Period, find_periods, fiscal_quarter_earliest_end, unquoted
+from anachron.verify.dates import (
+    Period,
+    YearlessDate,
+    _add_months,
+    find_relative,
+    find_periods,
+    find_yearless,
+    fiscal_quarter_earliest_end,
+    fiscal_quarter_period,
+    fiscal_year_earliest_end,
+    unquoted,
+)
 
 QUARTERLY_LAG = dt.timedelta(days=14)
 TEN_K_LAG = dt.timedelta(days=60)
+#: Latest realistic public date of results: the 10-Q deadline after a quarter (45 days), the
+#: 10-K deadline after a fiscal year (90 days).
+QUARTERLY_DEADLINE = dt.timedelta(days=45)
+ANNUAL_DEADLINE = dt.timedelta(days=90)
+#: A change over a period is known at its last trading day, up to this many days before its end.
+PERIOD_CLOSE_SLACK = dt.timedelta(days=3)
+#: A date written without a year lies within this many days before the writer's date.
+YEARLESS_RECENCY = dt.timedelta(days=183)
 
 #: Words of financial results. A reporting verb alone ("it was reported that X signed ...") is
 #: not one: a signing, a ruling, a deal are public on their own day.
@@ -58,77 +108,507 @@ _NOT_RESULTS = re.compile(
     r"acquir\w*|acquisition|merger|buyout|settle\w*|verdict|ruled|ruling|court|fined|fine|penalty|salary)\b",
     re.I,
 )
-#: Forward-looking language, matched outside quotation marks (a quoted question "Will ...?"
-#: is not the claim's own language). "will" counts in lower case only, or as a capitalised
-#: sentence-initial "Will" followed by a lower-case word: "Will Barton signed" is a name.
-_FORWARD = re.compile(
-    r"(?i:\b(guidance|guided|expects|forecasts?|projects|outlook|anticipates?|plans? to|scheduled)\b)"
-    r"|\bwill\b|\bWill(?=\s+[a-z])|\bwon['’]t\b"
-)
 _TEN_K = re.compile(r"\b(10-K|annual report)\b", re.I)
+#: "the quarter ended June 27, 2020", "the fiscal year ending in September 2019": the date is a
+#: reporting period's last day (or month), whose results come later.
+_PERIOD_ENDED = re.compile(
+    r"\b(?:(?P<q>quarter|three\s+months|(?:12|13|thirteen|twelve)\s+weeks|half|six\s+months|26\s+weeks|nine\s+months|39\s+weeks|period)"
+    r"|(?P<y>(?:fiscal\s+)?year|twelve\s+months|12\s+months|5[23]\s+weeks))\s+(?:that\s+)?end(?:ed|ing|s)?\s+(?:on\s+|in\s+)?$",
+    re.I,
+)
+#: A change over a period: a percentage with a verb of rising or falling, or an average or total.
+_CHANGE_WORDS = frozenset(
+    "rose rise rises risen gain gained gains climb climbed climbs jump jumped jumps surged surges soar soared "
+    "soars fell fall fallen falls drop dropped drops declined declines slid slump slumped slumps plunged plunges "
+    "tumbled tumbles lost return returned returns outperform outperformed outperforms underperform underperformed "
+    "underperforms doubled doubles halved halves tripled triples averaged averages average total totaled totalled "
+    "totals cumulative".split()
+)
+_PERCENT = re.compile(r"\d\s?%|\bper\s?cent\b|\bpercentage points?\b", re.I)
+
+# -- the grammar of a date's clause ------------------------------------------------------------
+
+#: Ends of clauses: sentence punctuation, commas, brackets and dashes, contrastive conjunctions.
+_CLAUSE_BREAK = re.compile(r"[.;:!?](?=\s|$)|[,()\[\]—]|\s[-–]\s|\b(?=[BWATHYbwathy])(?i:but|while|whereas|although|though|however|yet)\b")
+#: Prospective grammar anywhere before a date in its clause: modals of the future, schedules,
+#: intentions, expectations. Lower-case "will" / "may" only ("Will Barton", "May 2020").
+_PROSPECTIVE = re.compile(
+    r"\bwill\b|\bWill(?=\s+[a-z])|['’]ll\b"
+    r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|going\s+to|gonna)\b)"
+    r"|(?i:\b(?:set|slated|scheduled|poised|planned|planning|plans?|intends?|intended|aims?|aiming|hopes?|"
+    r"likely|unlikely|projected|forecast|on\s+track|about|prepared|ready|yet)\s+to\b)"
+    r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
+    r"|(?i:(?<!than\s)(?<!as\s)\bexpected\s+(?:to|for|on|in|at|by|during|around|between)\b)"
+    r"|(?i:\b(?:scheduled|slated|set|planned|penciled|pencilled|booked)\s+(?:for|on|in|at|by|during|around|between)\b)"
+    r"|(?i:\b(?:expects?|anticipates?|predicts?|guided|guides|upcoming|forthcoming|impending)\b)"
+    r"|(?i:\bnext\b(?!\s+(?:day|morning|afternoon|evening|night|session|trading)))"
+    r"|(?i:\b(?:is|are|was|were)\s+to\s+(?:be\s+)?)(?=[a-z])"
+)
+#: A guidance noun tied to the date that follows it ("guidance for Q1 2020", "its 2020 outlook").
+_PROSPECTIVE_NOUN_LEAD = re.compile(
+    r"\b(?:guidance|outlook|forecasts?|projections?|estimates?|targets?|expectations?|plans?|budget)\s+"
+    r"(?:for|of)\s+(?:(?:the|its|their|his|her|a|an|fiscal|full|calendar)[- ]+){0,3}$",
+    re.I,
+)
+_PROSPECTIVE_NOUN_TRAIL = re.compile(r"^[\s'’s-]*(?:guidance|outlook|forecasts?|projections?|targets?|budget)\b", re.I)
+#: A claim about an agreement or a term, whose dates after a preposition of duration are the
+#: term's (the agreement was public when it was made).
+_TERM_WORDS = frozenset(
+    "contract contracts deal deals agreement agreements extension extensions pact pacts lease leases term terms "
+    "tenure option options commitment commitments signed signs signing inked agreed runs running lasts expire "
+    "expires expiring valid".split()
+)
+_DURATION_LEAD = re.compile(
+    r"\b(?:through|thru|until|till|to|from|ending|ends?|expiring|expires?|starting|starts?|beginning|begins?|effective|"
+    r"commencing|commences?|kicks?\s+in)\s+(?:(?:in|with|on|at|after)\s+)?(?:the\s+)?(?:(?:end|start|beginning)\s+of\s+(?:the\s+)?)?$",
+    re.I,
+)
+_BEFORE_LEAD = re.compile(
+    r"\b(?:before|prior\s+to|ahead\s+of|no\s+later\s+than)\s+(?:the\s+)?(?:(?:start|end|beginning)\s+of\s+(?:the\s+)?)?$",
+    re.I,
+)
+#: A date that opens its clause with at most a preposition ("On Aug. 19, ...").
+_FRONTED = re.compile(r"^\s*(?:(?:on|in|at|by|as\s+of|from|during|for)\s+(?:the\s+)?)?$", re.I)
+_FUTURE_CLAUSE = re.compile(
+    r"\bwill\b|['’]ll\b|(?i:\b(?:would|shall|going\s+to|(?:set|slated|scheduled|due|expected|poised)\s+(?:to|for)|upcoming|next)\b)"
+)
+
+#: Verbs in the past tense besides the regular "-ed" forms (the irregular English past forms):
+#: a claim without one states a habit or a schedule ("the term begins in October"), whose dates
+#: written without a year recur rather than date an event.
+_IRREGULAR_PAST = frozenset(
+    "was were had did won lost made took said fell rose got gave went came left led held paid sold bought brought "
+    "began became broke built caught chose drew drove fought found grew knew kept met ran saw sent shut sank slid "
+    "spent stood struck swept threw told thought wrote hit cut set put quit beat bid split shed spread upheld "
+    "withdrew withheld forgave froze hung laid lent lit meant rode sang shook shot slept sought spoke stole stuck "
+    "swore swung taught tore woke wore wound heard felt fled fed bore bent bred clung crept dealt dug fit flung "
+    "forbade forgot ground hid knelt leapt overcame overtook rang rid sat shone shrank sped spun sprang stung strove "
+    "swam undertook underwent understood upset wept wrung arose awoke".split()
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def _past_tense(words: set[str]) -> bool:
+    """True if the (lower-case) words include a verb in the past tense."""
+    return not words.isdisjoint(_IRREGULAR_PAST) or any(len(w) > 3 and w.endswith("ed") for w in words)
+
+
+HAPPENED, PROSPECTIVE, BEFORE = "happened", "prospective", "before"
+#: Words one of which every relative date has (:func:`anachron.verify.dates.find_relative`).
+_RELATIVE_WORDS = frozenset({"later", "after", "afterward", "afterwards", "following", "subsequent", "next", "same"})
+#: How far a clause reaches, in characters, before (or after) a date: the grammar of a longer
+#: run-on text is read within this distance, which bounds the time per claim.
+_CLAUSE_REACH = 300
+
+#: The words without which no date of a claim can be prospective or an upper bound (a claim
+#: with none of them needs no look at its clauses).
+_SCOPE_WORDS = frozenset(
+    "will ll won would wouldn shall going gonna set slated scheduled poised planned planning plan plans intend "
+    "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
+    "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
+    "impending next expect anticipate anticipates predict predicts guidance outlook projection projections estimate estimates target targets expectation "
+    "expectations budget before prior ahead later".split()
+)
+_DURATION_WORDS = frozenset(
+    "through thru until till to from ending end ends expiring expires expire starting start starts beginning begin begins "
+    "effective commencing commence commences kick kicks".split()
+)
+
+
+def date_scopes(fact: str, spans: list[tuple[int, int]]) -> list[str]:
+    """How the grammar of ``fact`` places each date span ``(start, end)``: ``"happened"``,
+    ``"prospective"`` (a date in the future of the fact, not its date) or ``"before"`` (an upper
+    bound: "before the 2019-20 season"). See the module docstring."""
+    text = unquoted(fact)
+    return _scopes(text, spans, set(_WORD.findall(text.lower())))
+
+
+def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[str]:
+    """:func:`date_scopes` of a text whose quoted spans are blanked already, with its lower-case words."""
+    term = not words.isdisjoint(_TERM_WORDS)
+    if words.isdisjoint(_SCOPE_WORDS) and not (term and not words.isdisjoint(_DURATION_WORDS)) and not (
+        "to" in words and not words.isdisjoint(("is", "are", "was", "were"))
+    ):
+        return [HAPPENED] * len(spans)
+    chars = list(text)
+    for s, e in spans:  # a date's own commas and dots do not end a clause
+        chars[s:e] = "D" * (e - s)
+    masked = "".join(chars)
+    found = [m.span() for m in _CLAUSE_BREAK.finditer(masked)]
+    breaks, break_starts = [e for _, e in found], [s for s, _ in found]
+    markers = [m.span() for m in _PROSPECTIVE.finditer(masked)]  # in text order, not overlapping
+    marker_ends = [e for _, e in markers]
+    out = []
+    for s, e in spans:
+        i = bisect.bisect_right(breaks, s) - 1
+        clause = max(breaks[i] if i >= 0 else 0, s - _CLAUSE_REACH)
+        before = masked[clause:s]
+        lead = before[-60:]  # the words right before the date
+        k = bisect.bisect_right(marker_ends, s) - 1  # the last marker that ends before the date
+        prospective = k >= 0 and markers[k][0] >= clause
+        if prospective or _PROSPECTIVE_NOUN_LEAD.search(lead) or _PROSPECTIVE_NOUN_TRAIL.match(masked[e : e + 20]):
+            out.append(PROSPECTIVE)
+        elif term and _DURATION_LEAD.search(lead):
+            out.append(PROSPECTIVE)
+        elif _BEFORE_LEAD.search(lead):
+            out.append(BEFORE)
+        elif _FRONTED.match(before) and _FUTURE_CLAUSE.search(_next_clause(masked, e, breaks, break_starts) or ""):
+            out.append(PROSPECTIVE)
+        elif _subject_of_prospective(masked, before, e, markers):
+            out.append(PROSPECTIVE)
+        else:
+            out.append(HAPPENED)
+    return out
+
+
+_SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
+
+
+def _subject_of_prospective(masked: str, before: str, end: int, markers: list[tuple[int, int]]) -> bool:
+    """True for a date in the subject of a prospective verb ("Kestrel's 2023 revenue is expected
+    to ..."): no verb in the past tense before the date in its clause, and a prospective marker
+    later in the sentence with no such verb (and no other clause) between the date and the marker."""
+    if _past_tense(set(_WORD.findall(before.lower()))):
+        return False
+    k = bisect.bisect_left([s for s, _ in markers], end)
+    if k >= len(markers) or markers[k][0] - end > _CLAUSE_REACH:
+        return False
+    between = masked[end : markers[k][0]]
+    words = set(_WORD.findall(between.lower()))
+    return not _SENTENCE_END.search(between) and words.isdisjoint(("and", "or", "but", "while")) and not _past_tense(words)
+
+
+def _next_clause(masked: str, end: int, breaks: list[int], break_starts: list[int]) -> str | None:
+    """The clause after a date that ends its own clause ("On Aug. 19, 2024, the convention
+    will open": the main clause of a fronted date), or None when words follow the date in its
+    own clause. ``breaks`` / ``break_starts``: where the clause breaks end / start."""
+    j = bisect.bisect_right(breaks, end)
+    if j >= len(breaks) or break_starts[j] - end > 3 or masked[end : break_starts[j]].strip():
+        return None
+    stop = break_starts[j + 1] if j + 1 < len(breaks) else len(masked)
+    return masked[breaks[j] : min(stop, breaks[j] + _CLAUSE_REACH)]
+
+
+# -- the interval of one date ------------------------------------------------------------------
+
+
+class FiscalCalendar(Protocol):
+    """A company's fiscal calendar (from EDGAR): the last day of a fiscal year or quarter."""
+
+    def year_end(self, year: int) -> dt.date | None: ...
+
+    def quarter_end(self, year: int, quarter: int) -> dt.date | None: ...
 
 
 @dataclass(frozen=True)
 class RuleFinding:
-    """The earliest realistic public date of a fact, and the rule that set it."""
+    """The interval ``[earliest, latest]`` in which the information of one date of a fact could
+    first have been public, the rule that set it, and the date (``period``)."""
 
     earliest: dt.date
     rule: str
     period: Period
+    latest: dt.date
+    #: the day a results period was reported could be as early as this (a stated day from here
+    #: to ``latest`` is the report day)
+    report_from: dt.date | None = None
+    #: a date without a year, read in the declared date's year
+    on_declared: bool = False
 
 
-def earliest_public_date(fact: str) -> RuleFinding | None:
-    """Earliest date the information in ``fact`` could have been public, or None.
+def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> RuleFinding | None:
+    """The interval of the results for period ``p`` (None when ``p`` is no results period);
+    ``ten_k``: the claim speaks of a 10-K or annual report."""
+    if p.kind in ("quarter", "fiscal_quarter"):
+        q = (p.end.month - 1) // 3 + 1  # a fiscal quarter's latest end is its calendar quarter's
+        y = p.end.year
+        known = cal.quarter_end(y, q) if cal is not None else None
+        if p.kind == "fiscal_quarter":
+            if known:
+                return RuleFinding(known + QUARTERLY_LAG, f"fiscal-quarter results: the company's quarter end {known} + 14 days", p,
+                                   known + QUARTERLY_DEADLINE, known + QUARTERLY_LAG)
+            lo = fiscal_quarter_earliest_end(p) + QUARTERLY_LAG
+            return RuleFinding(lo, "fiscal-quarter results: earliest plausible quarter end (fiscal year ending in January) + 14 days",
+                               p, p.end + QUARTERLY_DEADLINE, lo)
+        ends = sorted({p.end, known} - {None})
+        wide = fiscal_quarter_earliest_end(fiscal_quarter_period(y, q)) + QUARTERLY_LAG
+        rule = "quarterly results: quarter end + 14 days" if len(ends) == 1 else (
+            f"quarterly results: quarter end + 14 days (the company's fiscal Q{q} {y} ends {known})")
+        return RuleFinding(ends[0] + QUARTERLY_LAG, rule, p, ends[-1] + QUARTERLY_DEADLINE, min(wide, ends[0] + QUARTERLY_LAG))
+    if p.kind in ("fiscal_year", "year"):
+        y = p.end.year
+        known = cal.year_end(y) if cal is not None else None
+        lag, rule_k = (TEN_K_LAG, "10-K: fiscal year end + 60 days") if ten_k else (QUARTERLY_LAG, None)
+        if p.fiscal:
+            if known:
+                return RuleFinding(known + lag, rule_k or f"full-year results: the company's fiscal year end {known} + 14 days", p,
+                                   known + ANNUAL_DEADLINE, known + lag)
+            lo = fiscal_year_earliest_end(y) + lag
+            return RuleFinding(lo, rule_k or "full-year results: earliest plausible fiscal year end (late January) + 14 days", p,
+                               p.end + ANNUAL_DEADLINE, lo)
+        cal_lo = p.end + TEN_K_LAG if ten_k else dt.date(y + 1, 1, 15)
+        rule = rule_k or "full-year results: mid-January of the following year"
+        report_from = dt.date(y, 2, 1)  # a fiscal year can end in late January
+        if known and known + lag < cal_lo:
+            return RuleFinding(known + lag, f"{rule} (the company's fiscal {y} ends {known})", p, p.end + ANNUAL_DEADLINE, known + lag)
+        return RuleFinding(cal_lo, rule, p, max(cal_lo, (known or p.end) + ANNUAL_DEADLINE, p.end + ANNUAL_DEADLINE), report_from)
+    if p.kind in ("half", "months"):
+        lo = (_add_months(p.end, -11) if p.fiscal else p.end) + QUARTERLY_LAG
+        return RuleFinding(lo, f"results for {p.text!r}: its end + 14 days", p, p.end + QUARTERLY_DEADLINE, lo)
+    return None
 
-    Applies the rules in the module docstring to every time reference in the fact
-    and returns the latest of their lower bounds (the binding one).
+
+def _ended_finding(p: Period, lead: str, ten_k: bool) -> RuleFinding | None:
+    """Results for a reporting period that ``lead`` says ends on date ``p`` ("the quarter ended
+    ..."), or None."""
+    m = _PERIOD_ENDED.search(lead)
+    if m is None or p.kind not in ("day", "month"):
+        return None
+    end = p.end
+    if m["q"]:
+        return RuleFinding(end + QUARTERLY_LAG, f"results for the {m['q']} ended {p.text!r}: period end + 14 days", p,
+                           end + QUARTERLY_DEADLINE, end + QUARTERLY_LAG)
+    lag = TEN_K_LAG if ten_k else QUARTERLY_LAG
+    return RuleFinding(end + lag, f"results for the {m['y']} ended {p.text!r}: period end + {lag.days} days", p,
+                       end + ANNUAL_DEADLINE, end + lag)
+
+
+def _finding(p: Period, results: bool = False, change: bool = False, ten_k: bool = False, cal: FiscalCalendar | None = None,
+             lead: str = "") -> RuleFinding:
+    """The interval of one happened date ``p`` of a claim that states ``results`` or a ``change``
+    over a period, or speaks of a 10-K (``ten_k``); ``lead``: the words right before the date in
+    a claim that states a figure (see the module docstring)."""
+    if lead:
+        f = _ended_finding(p, lead, ten_k)
+        if f is not None:
+            return f
+    if p.kind == "day":
+        return RuleFinding(p.start, f"mentions day {p.text!r}", p, p.end)
+    if p.kind == "yearless":
+        return RuleFinding(p.start, f"{p.text!r} has no year", p, p.end)
+    if p.kind == "relative":
+        return RuleFinding(p.start, f"{p.text!r} is relative", p, p.end)
+    if p.kind == "day_either":
+        return RuleFinding(p.start, f"mentions {p.text!r}: day and month in either order ({p.start} or {p.end})", p, p.end)
+    if results:
+        f = _results_finding(p, ten_k, cal)
+        if f is not None:
+            return f
+    if results or change:  # a figure over the period: complete at its end; results are published later
+        lo = max(p.start, p.end - PERIOD_CLOSE_SLACK)
+        return RuleFinding(lo, f"a figure over {p.kind} {p.text!r}: known at its end", p, p.end + (QUARTERLY_DEADLINE if results else dt.timedelta()))
+    start = p.start
+    if p.fiscal and p.kind in ("fiscal_year", "half", "months"):
+        start = fiscal_year_earliest_end(p.start.year - 1) + dt.timedelta(days=1) if p.kind == "fiscal_year" else _add_months(p.start, -11)
+    return RuleFinding(start, f"mentions {p.kind} {p.text!r}: not public before it starts", p, p.end)
+
+
+# -- the interval of a fact --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContentDate:
+    """When the information of a fact could first have been public, from its own text.
+
+    ``earliest`` / ``latest``: the interval (the latest interval of the fact's dates);
+    ``rule``: the rule that set ``earliest`` (and ``latest`` when another one did);
+    ``findings``: the dates that count, each with its interval (empty when every date the fact
+    states is prospective: then ``earliest`` and ``latest`` are None); ``on_declared``: a date without a year, read in
+    the declared date's year, sets the interval; ``ignored``: the texts of dates the grammar
+    excludes (prospective)."""
+
+    earliest: dt.date | None
+    latest: dt.date | None
+    rule: str
+    findings: tuple[RuleFinding, ...]
+    on_declared: bool
+    ignored: tuple[str, ...] = ()
+
+
+def _contexts(periods: list[Period]) -> set[tuple[dt.date, dt.date]]:
+    """The intervals among ``periods`` that strictly contain another one (not counting a date
+    without a year, whose interval spans its readings), in ``O(n log n)``."""
+    spans = sorted({(p.start, p.end) for p in periods if p.kind != "yearless"}, key=lambda x: (x[0], -x[1].toordinal()))
+    out: set[tuple[dt.date, dt.date]] = set()
+    least_end = dt.date.max  # the least end among the spans after this one (they start no earlier)
+    for start, end in reversed(spans):
+        if least_end <= end:
+            out.add((start, end))
+        least_end = min(least_end, end)
+    for p in periods:  # a yearless reading may be the context of a dated period
+        if p.kind == "yearless" and any(p.start <= s and e <= p.end and (s, e) != (p.start, p.end) for s, e in spans[:50]):
+            out.add((p.start, p.end))
+    return out
+
+
+def _context_year(periods: list[Period]) -> int | None:
+    """The one calendar year the fact's dated references name, or None."""
+    years = {p.start.year for p in periods if p.kind not in ("season", "years", "fiscal_quarter", "day_either")}
+    years |= {p.end.year for p in periods if p.kind == "fiscal_quarter"}
+    return years.pop() if len(years) == 1 else None
+
+
+def _read_yearless(y: YearlessDate, context: int | None, declared: dt.date | None, cutoff: dt.date | None) -> tuple[Period, str, bool] | None:
+    """(period, how it was read, read in the declared date's year) of a date without a year."""
+    if context is not None:
+        p = y.reading(context)
+        return (p, f"read in {context}, the year the claim names", False) if p else None
+    if declared is not None:
+        year = declared.year
+        p = y.reading(year)
+        if p is not None and (p.start > declared + YEARLESS_RECENCY or (y.relative == "last" and p.start >= declared)):
+            year -= 1
+            p = y.reading(year)
+        return (p, f"read in {year}, the declared date's year", True) if p else None
+    if cutoff is not None:
+        readings = [y.reading(cutoff.year), y.reading(cutoff.year + 1)]
+        if readings[0] is not None and readings[0].start > cutoff + YEARLESS_RECENCY:
+            readings.insert(0, y.reading(cutoff.year - 1))
+        readings = [r for r in readings if r is not None]
+        if not readings:
+            return None
+        first, last = readings[0], readings[-1]
+        span = Period(first.kind if len(readings) == 1 else "yearless", first.start, last.end, y.text, y.pos)
+        return span, f"no year: read from {first.start} ({first.start.year}) to {last.end} ({last.end.year})", False
+    return None
+
+
+def date_content(
+    fact: str,
+    *,
+    declared: dt.date | None = None,
+    cutoff: dt.date | None = None,
+    calendar: Callable[[], FiscalCalendar | None] | None = None,
+) -> ContentDate | None:
+    """The interval in which the information of ``fact`` could first have been public, from the
+    dates it states, or None when it states none that count.
+
+    Args:
+        fact: the claim text (any length; every pattern is linear in it).
+        declared: the declared date, to read dates written without a year (the writer's year).
+        cutoff: the instance's cutoff, to read such dates when nothing else gives their year.
+        calendar: called at most once, when a fiscal calendar would place a results period:
+            the company's :class:`FiscalCalendar`, or None when it is unknown.
     """
+    fact = fact or ""
     periods = find_periods(fact)
+    yearless = find_yearless(fact, periods)
+    if not periods and not yearless:
+        return None
+    text = unquoted(fact)
+    words = set(_WORD.findall(text.lower()))
+    relative = find_relative(text) if not words.isdisjoint(_RELATIVE_WORDS) else []
+    spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)]
+    scopes = _scopes(text, spans, words)
+    ignored = tuple(x.text for x, s in zip([*periods, *yearless, *relative], scopes) if s == PROSPECTIVE)
+    dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
+    for p, s in zip(periods, scopes):
+        if s != PROSPECTIVE:
+            dated.append((p, s, False, ""))
+    past = bool(yearless) and _past_tense(words)
+    context = _context_year([p for p, s in zip(periods, scopes) if s != PROSPECTIVE]) if past else None
+    for y, s in zip(yearless, scopes[len(periods):]):
+        if s == PROSPECTIVE or not past:
+            continue
+        read = _read_yearless(y, context, declared, cutoff)
+        if read is not None:
+            dated.append((read[0], s, read[2], read[1]))
+    if relative:  # each relative date counts from the date written before it
+        anchors = sorted((d for d in dated if d[1] == HAPPENED and d[0].pos >= 0), key=lambda d: d[0].pos)
+        positions = [d[0].pos for d in anchors]
+        for r, s in zip(relative, scopes[len(periods) + len(yearless):]):
+            k = bisect.bisect_left(positions, r.pos) - 1
+            if s != PROSPECTIVE and k >= 0:
+                a = anchors[k]
+                dated.append((r.after(a[0]), s, a[2], f"{r.text!r} after {a[0].text!r}"))
+    if not dated:
+        return ContentDate(None, None, "every date of the text is prospective", (), False, ignored) if ignored else None
+    # a period that contains another date of the claim is that date's context
+    if len(dated) > 1:
+        context_of = _contexts([d[0] for d in dated])
+        dated = [d for d in dated if d[0].kind == "relative" or (d[0].start, d[0].end) not in context_of]
+    results = change = ten_k = figure = False
+    if any(d[0].kind not in ("day", "day_either") for d in dated) or not words.isdisjoint(("ended", "ending", "end", "ends")):
+        ten_k = ("10" in text or "annual" in words) and _TEN_K.search(text) is not None
+        percent = ("%" in text or not words.isdisjoint(("percent", "cent", "percentage"))) and _PERCENT.search(text) is not None
+        results, change = _states_results(text, words), percent and not words.isdisjoint(_CHANGE_WORDS)
+        figure = results or percent or _MONEY_FIGURE.search(text) is not None
+    cal_cache: list[FiscalCalendar | None] = []
+
+    def cal() -> FiscalCalendar | None:
+        if calendar is None:
+            return None
+        if not cal_cache:
+            cal_cache.append(calendar())
+        return cal_cache[0]
+
+    findings: list[RuleFinding] = []
+    for p, scope, on_decl, how in dated:
+        calendar_needed = results and p.kind in ("quarter", "fiscal_quarter", "fiscal_year", "year")
+        lead = text[max(0, p.pos - 40) : p.pos] if figure and p.pos >= 0 else ""
+        f = _finding(p, results, change, ten_k, cal() if calendar_needed else None, lead)
+        if how:
+            f = RuleFinding(f.earliest, f"{f.rule}; {how}", p, f.latest, f.report_from, on_decl)
+        if scope == BEFORE:
+            f = RuleFinding(dt.date.min, f"before {p.text!r}: no later than {f.latest}", p, f.latest, None, f.on_declared)
+        findings.append(f)
+    # a stated day inside the window in which a period's results could have been reported is that report
+    days = sorted(f.earliest for f in findings if f.period.kind == "day" and f.report_from is None and f.earliest != dt.date.min)
+    for i, f in enumerate(findings):
+        if f.report_from is None:
+            continue
+        j = bisect.bisect_right(days, f.latest)
+        if j and days[j - 1] >= f.report_from:
+            d = days[j - 1]
+            findings[i] = RuleFinding(d, f"results for {f.period.text!r} reported on a stated day ({d})", f.period, d, None, f.on_declared)
+    lo = max(findings, key=lambda f: f.earliest)
+    hi = max(findings, key=lambda f: f.latest)
+    rule = lo.rule if hi is lo or hi.latest == lo.latest else f"{lo.rule}; latest {hi.latest} ({hi.rule})"
+    return ContentDate(
+        earliest=lo.earliest,
+        latest=max(hi.latest, lo.earliest),
+        rule=rule,
+        findings=tuple(findings),
+        on_declared=lo.on_declared or hi.on_declared,
+        ignored=ignored,
+    )
+
+
+def part_after(fact: str, day: dt.date) -> tuple[dt.date, str] | None:
+    """The latest day, after ``day``, on which a period that ``fact`` states as happened starts
+    (no part of the fact can be public before it), with the period's text; None when there is
+    none. Dates written without a year do not count here."""
+    periods = [p for p in find_periods(fact) if _finding(p).earliest > day]
     if not periods:
         return None
-    forward = is_forward_looking(fact)
-    results = states_results(fact)
-    days = [p.start for p in periods if p.kind == "day"]
-    report_day = max(days) if days else None
-    best: RuleFinding | None = None
-    for p in periods:
-        finding: RuleFinding | None
-        if p.kind == "quarter" and results and not forward:
-            finding = RuleFinding(p.end + QUARTERLY_LAG, "quarterly results: quarter end + 14 days", p)
-        elif p.kind == "fiscal_quarter" and results and not forward:
-            finding = RuleFinding(
-                fiscal_quarter_earliest_end(p) + QUARTERLY_LAG,
-                "fiscal-quarter results: earliest plausible quarter end (fiscal year ending in January) + 14 days",
-                p,
-            )
-        elif p.kind == "fiscal_year" and _TEN_K.search(fact) and not forward:
-            finding = RuleFinding(p.end + TEN_K_LAG, "10-K: fiscal year end + 60 days", p)
-        elif p.kind == "fiscal_year" and not forward and report_day and report_day >= dt.date(p.end.year, 2, 1):
-            # a fiscal year can end in late January (NVIDIA, retailers): a stated report day
-            # after the earliest plausible year end is the better lower bound
-            finding = RuleFinding(report_day, f"full-year results reported on a stated day ({report_day})", p)
-        elif p.kind == "fiscal_year" and not forward:
-            finding = RuleFinding(
-                dt.date(p.end.year + 1, 1, 15), "full-year results: mid-January of the following year", p
-            )
-        elif forward:
-            finding = None
-        else:
-            finding = RuleFinding(p.start, f"mentions {p.kind} {p.text!r}: not public before it starts", p)
-        if finding and (best is None or finding.earliest > best.earliest):
-            best = finding
-    return best
-
-
-def is_forward_looking(fact: str) -> bool:
-    """True if ``fact`` (outside quotation marks) uses forward-looking language."""
-    return bool(_FORWARD.search(unquoted(fact)))
+    text = unquoted(fact)
+    scopes = _scopes(text, [(p.pos, p.pos + len(p.text)) for p in periods], set(_WORD.findall(text.lower())))
+    late = [(_finding(p).earliest, p.text) for p, s in zip(periods, scopes) if s == HAPPENED]
+    return max(late) if late else None
 
 
 def states_results(fact: str) -> bool:
     """True if ``fact`` states financial results: a results word, or a reporting verb with a
     money figure in a claim that is not about a contract, a deal or a court case."""
-    text = unquoted(fact)
-    if _RESULTS.search(text):
-        return True
+    return _states_results(unquoted(fact))
+
+
+#: Words one of which every match of :data:`_RESULTS` or :data:`_REPORT_VERB` contains.
+_RESULTS_HINTS = frozenset(
+    "revenue revenues sales earnings eps income loss profit profits results margin margins ebitda flow same "
+    "comparable deliveries bookings growth share beat numbers".split()
+)
+_REPORT_HINTS = frozenset("reported reports posted posts announced delivered booked generated".split())
+
+
+def _states_results(text: str, words: set[str] | None = None) -> bool:
+    """:func:`states_results` of a text whose quoted spans are blanked already (``words``: its
+    lower-case words, to skip the patterns that cannot match)."""
+    if words is None or not words.isdisjoint(_RESULTS_HINTS):
+        if _RESULTS.search(text):
+            return True
+    if words is not None and words.isdisjoint(_REPORT_HINTS):
+        return False
     return bool(_REPORT_VERB.search(text) and _MONEY_FIGURE.search(text) and not _NOT_RESULTS.search(text))
+
+
