@@ -64,9 +64,10 @@ END_SLACK = dt.timedelta(days=3)
 #: Relative tolerance floor for value matches.
 REL_TOL = 0.005
 #: A value matched in any period (no period named, or not the one named) must be stated this
-#: exactly (half a unit of its last digit relative to it): "$91.8 billion" (0.05 %) is, "$5.6
-#: billion" (0.9 %) is not.
-VALUE_REL_PRECISION = 0.005
+#: exactly (half a unit of its last digit relative to it): "$91.8 billion" (0.05 %) or "$69
+#: million" (0.7 %) is, "$16 million" (3 %) or "$5 billion" (10 %) is not; a per-share amount to
+#: the cent always is.
+VALUE_REL_PRECISION = 0.01
 
 #: Default aliases (alias -> the company's key word or CIK); applied only to companies in the table.
 DEFAULT_ALIASES: dict[str, str | int] = {
@@ -109,11 +110,15 @@ FAMILIES: tuple[Family, ...] = (
         _rx(r"\b(?:operating cash flows?|cash flows? from operati\w+|cash (?:provided by|generated (?:by|from)) operati\w+)\b"),
         ("NetCashProvidedByUsedInOperatingActivities",),
     ),
-    Family("capital expenditure", _rx(r"\b(?:capital expenditures?|capex)\b"), ("PaymentsToAcquirePropertyPlantAndEquipment",)),
+    Family(
+        "capital expenditure",
+        _rx(r"\b(?:capital expenditures?|capex|capital spending|(?:payments (?:to acquire|for)|purchases? of) property,? plant,? and equipment)\b"),
+        ("PaymentsToAcquirePropertyPlantAndEquipment",),
+    ),
     Family("R&D expense", _rx(r"(?:\bR&D\b|\bresearch and development\b)"), ("ResearchAndDevelopmentExpense",)),
     Family(
         "net income",
-        _rx(r"\b(?:net (?:income|earnings|profit|loss)|(?<!gross )(?<!operating )profits?|(?<!per share )earnings(?! (?:call|report|release|date|season|guidance)))\b"),
+        _rx(r"\b(?:net (?:income|earnings|profit|loss)|earn(?:ed|s)|(?<!gross )(?<!operating )profits?|(?<!per share )earnings(?! (?:call|report|release|date|season|guidance)))\b"),
         ("NetIncomeLoss", "ProfitLoss", "NetIncomeLossAvailableToCommonStockholdersBasic"),
     ),
     Family(
@@ -157,6 +162,7 @@ _EXPECTATION = _rx(
     r"(?:\s+(?:of|for|at)\s+(?:about\s+|around\s+)?(?:US\s?\$|\$)\s?\d[\d,.]*(?:\s*(?:trillion|billion|million|bn|mn|[bmk]\b))?"
     r"(?:\s+(?:a|per)\s+share)?)?"
 )
+_A_SHARE = _rx(r"\s*(?:a|per)\s+(?:diluted\s+|basic\s+)?share\b")
 _REPORT_WORDS = _rx(r"\b(?:reported|reports|reporting|filed|filing|10-K(?:/A)?|10-Q|annual report|quarterly report|announced|disclosed|posted|published)\b")
 
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
@@ -181,6 +187,8 @@ _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 _MONTHS["sept"] = 9
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: "as of September 28, 2019": a balance-sheet date
+_AS_OF = re.compile(r"\b(?:as\s+(?:of|at)|at\s+the\s+end\s+of)\s+", re.I)
 #: "the December 2019 quarter", "the September-quarter 2019", "December quarter of 2019"
 _MONTH_QUARTER = re.compile(
     rf"\b({_MONTH})\.?[- ](?:((?:19|20)\d{{2}})[- ])?quarter\b(?:\s+of)?(?(2)|,?\s+((?:19|20)\d{{2}})\b)", re.I
@@ -200,7 +208,8 @@ def _year(tok: str) -> int:
 
 @dataclass(frozen=True)
 class PeriodRef:
-    """A period named in a claim: ``kind`` annual|quarter; ``fiscal`` True (said so) or None (ambiguous);
+    """A period named in a claim: ``kind`` annual|quarter|instant (a balance-sheet date: "as of
+    <day>"); ``fiscal`` True (said so) or None (ambiguous);
     ``end`` set when the claim gives the period's end day ("year ended September 28, 2019"), or
     with ``month`` True the last day of the month it ends in ("the December 2019 quarter")."""
 
@@ -247,8 +256,8 @@ def find_fiscal_periods(text: str) -> list[PeriodRef]:
         add(m, PeriodRef("annual", _year(y), None, True, m[0]))
     for m in _FULL_YEAR.finditer(text):
         add(m, PeriodRef("annual", int(m[1] or m[2]), None, None, m[0]))
-    for m in _ENDED.finditer(text):
-        kind = "quarter" if m[1].lower() in ("quarter", "three months") else "annual"
+    ended = [(m, "quarter" if m[1].lower() in ("quarter", "three months") else "annual") for m in _ENDED.finditer(text)]
+    for m, kind in ended + [(m, "instant") for m in _AS_OF.finditer(text)]:
         rest = text[m.end() : m.end() + 40]
         days = [p for p in find_periods(rest) if p.kind == "day" and rest.find(p.text) <= 2]
         month = _MONTH_YEAR_AT.match(rest)
@@ -273,6 +282,11 @@ def find_fiscal_periods(text: str) -> list[PeriodRef]:
     for m in _BARE_YEAR.finditer(masked):
         add(m, PeriodRef("annual", int(m[1]), None, None, m[0]))
     return refs
+
+
+def _ended(kind: str, end: dt.date) -> str:
+    """ "quarter ended 2019-12-28", or "as of 2019-12-28" for a balance-sheet date."""
+    return f"as of {end}" if kind == "instant" else f"{kind} ended {end}"
 
 
 def _first_word(name: str) -> str:
@@ -459,9 +473,9 @@ class EdgarGrounding:
             known = sorted(set(self._fye.get(cik, {}).values())) if ref.kind == "annual" else self._quarter_ends.get(cik, [])
             lo, hi = ref.end.replace(day=1), ref.end + dt.timedelta(days=7)
             ends = [e for e in known if lo <= e <= hi] or [ref.end]
-            return [_Candidate(ref.kind, e, f"the {ref.kind} ended {e} ({ref.text})") for e in ends]
+            return [_Candidate(ref.kind, e, f"{_ended(ref.kind, e)} ({ref.text})") for e in ends]
         if ref.end is not None:
-            return [_Candidate(ref.kind, ref.end, f"{ref.kind} ended {ref.end}")]
+            return [_Candidate(ref.kind, ref.end, _ended(ref.kind, ref.end))]
         if ref.kind == "annual":
             e = self.fiscal_year_end(cik, ref.year)
             if e:
@@ -511,6 +525,8 @@ class EdgarGrounding:
         sel = sel[(sel["end_date"] >= lo) & (sel["end_date"] <= hi)]
         if fam.instant:
             return sel[sel["start_d"].isna()]
+        if cand.kind == "instant":
+            return sel.iloc[0:0]  # a balance-sheet date names no period of a flow
         bounds = ANNUAL_DAYS if cand.kind == "annual" else QUARTER_DAYS
         return sel[sel["days"].between(*bounds)]
 
@@ -557,40 +573,50 @@ class EdgarGrounding:
                 families.append(fam)
                 for m in hits:
                     masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+        values = parse_values(text)
+        per_share = any(_A_SHARE.match(text, v.start + len(v.text)) for v in values if v.per_share)
+        if per_share and FAMILIES[0] not in families and any(f.name == "net income" for f in families):
+            families.insert(0, FAMILIES[0])  # "earned $2.10 a share", "a profit of $2.10 per share": EPS
         if not families:
             return None
         refs = find_fiscal_periods(text)
-        values = parse_values(text)
         cutoff = instance_cutoff(instance)
         if not refs and (cutoff is None or not values):
             return None
-        dated: list[tuple[dt.date, str]] = []  # a date for every matched value and every period named
+        dated: list[tuple[dt.date, str]] = []  # a date for every value matched
+        unmatched: list[tuple[dt.date, str]] = []  # a named period's first report, when no value matched
         for cik in ciks:
             for fam in families:
                 vals = [v for v in values if v.per_share == fam.per_share]
-                placed = [False] * len(vals)
+                # each value dates to the named period it matches; matching several, to the
+                # earliest of their filings (a value that fits an earlier period is no evidence
+                # of a later one)
+                best: list[tuple[dt.date, str] | None] = [None] * len(vals)
                 for ref in refs:
                     first_with_rows: tuple[dt.date, str] | None = None
                     for cand in self._candidates(cik, ref):
                         rows = self._rows_for(cik, fam, cand)
                         if rows.empty:
                             continue
-                        hits = [(i, self._matches(rows, [v])) for i, v in enumerate(vals) if not placed[i]]
+                        hits = [(i, self._matches(rows, [v])) for i, v in enumerate(vals)]
                         hits = [(i, h) for i, h in hits if not h.empty]
                         if hits:
                             for i, h in hits:
-                                placed[i] = True
-                                dated.append(self._describe(cik, fam, cand, h, [vals[i]], rows, True))
+                                d = self._describe(cik, fam, cand, h, [vals[i]], rows, True)
+                                if best[i] is None or d[0] < best[i][0]:
+                                    best[i] = d
                             first_with_rows = None
                             break
                         if first_with_rows is None:
                             first_with_rows = self._describe(cik, fam, cand, rows, vals, rows, False)
                     if first_with_rows is not None:
-                        dated.append(first_with_rows)
+                        unmatched.append(first_with_rows)
+                dated += [d for d in best if d is not None]
                 if cutoff is None:
                     continue
-                for v, done in zip(vals, placed):
-                    if done or v.hedged or v.rel_precision > VALUE_REL_PRECISION:
+                for v, done in zip(vals, (d is not None for d in best)):
+                    exact = v.rel_precision <= VALUE_REL_PRECISION or (v.per_share and v.half_unit <= 0.005)
+                    if done or v.hedged or not exact:
                         continue
                     ev = self._value_evidence(cik, fam, v, cutoff)
                     if ev is None:
@@ -600,6 +626,7 @@ class EdgarGrounding:
                     # names no period of its own (a named period's own filing dates it) and no later date
                     if after or (not refs and not names_date_after(text, cutoff)):
                         dated.append((day, reason))
+        dated = dated or unmatched
         if not dated:
             return None
         day, reason = max(dated, key=lambda t: t[0])

@@ -70,8 +70,9 @@ class StatedValue:
         hedged: preceded by "about", "nearly", "more than", "topped"...: not an exact value.
         currency: written with a currency ("$", "USD", "dollars"); False for a bare
             "1,234.5 million" or "2.10 a share".
-        round_half_unit: like ``half_unit``, but an integer's trailing zeros count as rounding
-            ("$1,800": 50, where ``half_unit`` is 0.5).
+        round_half_unit: like ``half_unit``, but the trailing zeros of an integer without a
+            scale word count as rounding ("$1,800": 50, where ``half_unit`` is 0.5; "$440
+            million": 0.5 million, as ``half_unit``).
     """
 
     value: float
@@ -94,8 +95,10 @@ def _precision(digits: str, scale: float) -> tuple[float, float]:
     if "." in digits:
         half = 0.5 * 10 ** (-len(digits.split(".")[1])) * scale
         return half, half
+    if scale != 1.0:  # "$440 million": the figure is written to the unit of its scale
+        return 0.5 * scale, 0.5 * scale
     zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
-    return 0.5 * scale, 0.5 * 10**zeros * scale
+    return 0.5, 0.5 * 10**zeros
 
 
 def hedged_before(text: str, start: int) -> bool:

@@ -45,7 +45,8 @@ _CALENDAR_KINDS = ("day", "month", "quarter", "year")
 _PRICE_WORDS = re.compile(r"\b(clos(?:e|ed|ing)|price[sd]?|traded|trading at|share price|stock price|opened|priced)\b", re.I)
 #: A dollar figure is a share price in a claim about shares, stock or trading ...
 _PRICE_CONTEXT = re.compile(
-    r"\b(?:clos(?:e|ed|es|ing)|price[sd]?|trad(?:ed|es|ing)|opened|shares?|stocks?|(?:a|per)\s+share|valued\s+at\s+\$)\b", re.I
+    r"\b(?:clos(?:e|ed|es|ing)|price[sd]?|trad(?:ed|es|ing)|opened|shares?|stocks?|(?:a|per)\s+share|quoted|"
+    r"(?:at|to)\s+(?:a\s+)?(?:(?:record|new|fresh|multi-year|\d+-\w+)\s+)?(?:low|high|level)?\s*(?:of\s+)?(?=\$))", re.I
 )
 #: ... unless the words just before it make it another amount per share or a deal's value.
 _NOT_PRICE_BEFORE = re.compile(
@@ -558,8 +559,11 @@ class IndexChangeGrounding:
 
     A claim applies only when it names a ticker or company of a recorded change with the
     matching action (joined / was added -> an addition; left / was removed / dropped ->
-    a removal) next to "S&P 500". Forward-looking statements ("will join", "is set to be
-    added") are not dated here: announcements precede the change date.
+    a removal) next to "S&P 500". It is dated at the first such change (in a year the claim
+    names, when it names one); a company with the same change both before and after the
+    instance's cutoff (added, removed, added again) is no evidence either way unless a named
+    year tells them apart. Forward-looking statements ("will join", "is set to be added") are
+    not dated here: announcements precede the change date.
     """
 
     def __init__(self, changes: pd.DataFrame, names: Mapping[str, Any] | pd.DataFrame | None = None):
@@ -586,6 +590,23 @@ class IndexChangeGrounding:
         if isinstance(name, str) and name.strip():
             self._names.setdefault(ticker.upper(), set()).add(name.strip())
 
+    def _unambiguous(
+        self, hits: list[tuple[bool, int, dt.date, str, str]], cutoff: dt.date, extra: Mapping[str, set[str]]
+    ) -> list[tuple[bool, int, dt.date, str, str]]:
+        """``hits`` less those where one company name (no symbol, no year) fits changes of several
+        tickers on both sides of the cutoff ("Healthpeak joined": as PEAK in 2019, as DOC in 2024)."""
+        def key(ticker: str) -> set[str]:
+            words = (_WORD.findall(n) for n in self._names.get(ticker, set()) | extra.get(ticker, set()))
+            return {w[0].lower() for w in words if w}
+
+        loose = [h for h in hits if not h[0] and h[1] == 1]
+        drop: set[int] = set()
+        for h in loose:
+            same = [g for g in loose if key(g[3]) & key(h[3])]
+            if min(g[2] for g in same) <= cutoff < max(g[2] for g in same):
+                drop.add(id(h))
+        return [h for h in hits if id(h) not in drop]
+
     def check(self, fact: str, instance: dict[str, Any] | None = None) -> GroundedVerdict | None:
         """Date a statement of an S&P 500 addition or removal, or None."""
         if _INDEX_FORWARD.search(unquoted(fact)):
@@ -608,6 +629,7 @@ class IndexChangeGrounding:
         if not wanted:
             return None
         inst = instance or {}
+        cutoff = instance_cutoff(inst)
         extra = {str(t).upper(): {str(n)} for t, n in zip(inst.get("tickers") or [], inst.get("names") or []) if t}
         years = {p.start.year for p in find_periods(fact)}
         hits: list[tuple[bool, int, dt.date, str, str]] = []  # (in a year the claim names, strength, event)
@@ -621,7 +643,12 @@ class IndexChangeGrounding:
                 if not same:
                     continue
                 in_year = [e for e in same if e[0].year in years]
-                hits.append((bool(in_year), strength, *(in_year or same)[0]))
+                pool = in_year or same
+                if cutoff is not None and pool[0][0] <= cutoff < pool[-1][0]:
+                    continue  # the same change on both sides of the cutoff: no evidence either way
+                hits.append((bool(in_year), strength, *pool[0]))
+        if cutoff is not None:
+            hits = self._unambiguous(hits, cutoff, extra)
         if not hits:
             return None
         # prefer a change in a year the claim names, then a ticker symbol over a company name
