@@ -39,6 +39,7 @@ not a reported figure. Category A3 when the claim speaks of a report or filing, 
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from collections import Counter
@@ -49,7 +50,11 @@ import numpy as np
 import pandas as pd
 
 from anachron.verify.dates import find_periods
-from anachron.verify.layers.grounded import GroundedVerdict
+from anachron.verify.layers.figures import StatedValue, parse_values
+from anachron.verify.layers.grounded import GroundedVerdict, instance_cutoff, names_date_after
+
+__all__ = ["EdgarGrounding", "FAMILIES", "PeriodRef", "StatedValue", "find_fiscal_periods", "load_edgar_grounding",
+           "parse_values"]
 
 #: Duration classes of EDGAR rows, in days (inclusive).
 ANNUAL_DAYS = (350, 380)
@@ -58,6 +63,11 @@ QUARTER_DAYS = (80, 100)
 END_SLACK = dt.timedelta(days=3)
 #: Relative tolerance floor for value matches.
 REL_TOL = 0.005
+#: A value matched in any period (no period named, or not the one named) must be stated this
+#: exactly (half a unit of its last digit relative to it): "$91.8 billion" (0.05 %) or "$69
+#: million" (0.7 %) is, "$16 million" (3 %) or "$5 billion" (10 %) is not; a per-share amount to
+#: the cent always is.
+VALUE_REL_PRECISION = 0.01
 
 #: Default aliases (alias -> the company's key word or CIK); applied only to companies in the table.
 DEFAULT_ALIASES: dict[str, str | int] = {
@@ -100,11 +110,15 @@ FAMILIES: tuple[Family, ...] = (
         _rx(r"\b(?:operating cash flows?|cash flows? from operati\w+|cash (?:provided by|generated (?:by|from)) operati\w+)\b"),
         ("NetCashProvidedByUsedInOperatingActivities",),
     ),
-    Family("capital expenditure", _rx(r"\b(?:capital expenditures?|capex)\b"), ("PaymentsToAcquirePropertyPlantAndEquipment",)),
+    Family(
+        "capital expenditure",
+        _rx(r"\b(?:capital expenditures?|capex|capital spending|(?:payments (?:to acquire|for)|purchases? of) property,? plant,? and equipment)\b"),
+        ("PaymentsToAcquirePropertyPlantAndEquipment",),
+    ),
     Family("R&D expense", _rx(r"(?:\bR&D\b|\bresearch and development\b)"), ("ResearchAndDevelopmentExpense",)),
     Family(
         "net income",
-        _rx(r"\b(?:net (?:income|earnings|profit|loss)|(?<!gross )(?<!operating )profits?|(?<!per share )earnings(?! (?:call|report|release|date|season|guidance)))\b"),
+        _rx(r"\b(?:net (?:income|earnings|profit|loss)|earn(?:ed|s)|(?<!gross )(?<!operating )profits?|(?<!per share )earnings(?! (?:call|report|release|date|season|guidance)))\b"),
         ("NetIncomeLoss", "ProfitLoss", "NetIncomeLossAvailableToCommonStockholdersBasic"),
     ),
     Family(
@@ -134,21 +148,22 @@ _FORWARD = _rx(
     r"anticipat\w+|estimates?|estimated|consensus|analysts?|will|would|target(?:s|ed)?|plans? to|aims? to|could|might)\b"
     r"|(?-i:\bmay\b)"
 )
-_REPORT_WORDS = _rx(r"\b(?:reported|reports|reporting|filed|filing|10-K(?:/A)?|10-Q|annual report|quarterly report|announced|disclosed|posted|published)\b")
-
-_SCALE = {
-    "trillion": 1e12, "tn": 1e12, "t": 1e12,
-    "billion": 1e9, "bn": 1e9, "b": 1e9, "bil": 1e9,
-    "million": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6, "mil": 1e6,
-    "thousand": 1e3, "k": 1e3,
-}
-_MONEY = re.compile(
-    r"(?:(?:US|USD)\s?)?\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d,]*\d)\s*"
-    r"(trillion|billion|million|thousand|bil|mil|tn|bn|mn|mm|[tbmk])?\b(?!\.\d)"
-    r"|(\d+(?:,\d{3})*(?:\.\d+)?)\s*(trillion|billion|million|thousand)\s+(?:US\s+)?(?:dollars|USD)\b",
-    re.I,
+#: A reported figure compared with a forecast ("missed estimates", "beat consensus of $1.2B", "above
+#: what analysts expected"): the comparison is masked before the forward-looking test, and a figure
+#: right after it (the forecast's value) is not a stated figure.
+_EXPECTATION = _rx(
+    r"\b(?:beat|beats|beating|miss|missed|misses|missing|top(?:s|ped|ping)?|exceed(?:s|ed|ing)?|surpass(?:es|ed|ing)?|"
+    r"above|below|ahead\s+of|short\s+of|shy\s+of|in\s+line\s+with|better\s+than|worse\s+than|lagg?(?:ed|ing)?|"
+    r"versus|vs\.?|compared\s+(?:with|to)|against|trail(?:s|ed|ing)?)\s+"
+    r"(?:(?:the|its|their|own|analysts['’]?|Wall\s+Street(?:['’]s)?|the\s+Street(?:['’]s)?|market|average|"
+    r"consensus|prior|previous|earlier|company|management(?:['’]s)?|FactSet|Refinitiv|Bloomberg|LSEG|Zacks)\s+)*"
+    r"(?:estimates?|expectations?|consensus|forecasts?|guidance|projections?|targets?|"
+    r"what\s+(?:analysts|Wall\s+Street|investors|the\s+market)\s+(?:had\s+)?(?:expected|forecast|projected|estimated|anticipated))"
+    r"(?:\s+(?:of|for|at)\s+(?:about\s+|around\s+)?(?:US\s?\$|\$)\s?\d[\d,.]*(?:\s*(?:trillion|billion|million|bn|mn|[bmk]\b))?"
+    r"(?:\s+(?:a|per)\s+share)?)?"
 )
-_PER_SHARE = re.compile(r"^\s*(?:a|per)\s+(?:diluted |basic )?share\b", re.I)
+_A_SHARE = _rx(r"\s*(?:a|per)\s+(?:diluted\s+|basic\s+)?share\b")
+_REPORT_WORDS = _rx(r"\b(?:reported|reports|reporting|filed|filing|10-K(?:/A)?|10-Q|annual report|quarterly report|announced|disclosed|posted|published)\b")
 
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _Y = r"((?:19|20)\d{2}|'?\d{2})"
@@ -167,7 +182,21 @@ _QUARTER_RES = (
 )
 _FY_RE = re.compile(rf"\b{_FISCAL_WORD}\s*{_Y}\b|\b((?:19|20)\d{{2}})\s+fiscal(?:\s+year)?\b", re.I)
 _FULL_YEAR = re.compile(r"\b(?:full[- ]year|calendar(?:\s+year)?|year)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+(?:full[- ]year|annual)\b", re.I)
-_ENDED = re.compile(r"\b(year|quarter|three months|twelve months|12 months)s?\s+end(?:ed|ing)\s+", re.I)
+_ENDED = re.compile(r"\b(year|quarter|three months|twelve months|12 months)s?\s+end(?:ed|ing)\s+(?:in\s+)?", re.I)
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+_MONTHS["sept"] = 9
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: "as of September 28, 2019": a balance-sheet date
+_AS_OF = re.compile(r"\b(?:as\s+(?:of|at)|at\s+the\s+end\s+of)\s+", re.I)
+#: "the December 2019 quarter", "the September-quarter 2019", "December quarter of 2019"
+_MONTH_QUARTER = re.compile(
+    rf"\b({_MONTH})\.?[- ](?:((?:19|20)\d{{2}})[- ])?quarter\b(?:\s+of)?(?(2)|,?\s+((?:19|20)\d{{2}})\b)", re.I
+)
+#: "quarter ended December 2019" (the month only)
+_MONTH_YEAR_AT = re.compile(rf"({_MONTH})\.?,?\s+((?:19|20)\d{{2}})\b", re.I)
+#: "1Q20", "3Q 2019", "4Q'19"
+_NQ = re.compile(rf"\b([1-4])Q\s*{_Y}\b")
 _BARE_YEAR = re.compile(r"(?<![\d$.,/-])((?:19|20)\d{2})(?![\d%/-])(?!\s*(?:million|billion|shares|employees|stores))")
 
 
@@ -179,8 +208,10 @@ def _year(tok: str) -> int:
 
 @dataclass(frozen=True)
 class PeriodRef:
-    """A period named in a claim: ``kind`` annual|quarter; ``fiscal`` True (said so) or None (ambiguous);
-    ``end`` set when the claim gives the period's end day ("year ended September 28, 2019")."""
+    """A period named in a claim: ``kind`` annual|quarter|instant (a balance-sheet date: "as of
+    <day>"); ``fiscal`` True (said so) or None (ambiguous);
+    ``end`` set when the claim gives the period's end day ("year ended September 28, 2019"), or
+    with ``month`` True the last day of the month it ends in ("the December 2019 quarter")."""
 
     kind: str
     year: int
@@ -188,6 +219,7 @@ class PeriodRef:
     fiscal: bool | None
     text: str
     end: dt.date | None = None
+    month: bool = False
 
 
 def find_fiscal_periods(text: str) -> list[PeriodRef]:
@@ -213,21 +245,34 @@ def find_fiscal_periods(text: str) -> list[PeriodRef]:
         add(m, PeriodRef("quarter", _year(m[4]), _ORD[m[2].lower()], True if (m[1] or m[3]) else None, m[0]))
     for m in q4.finditer(text):
         add(m, PeriodRef("quarter", _year(m[2]), _ORD[m[3].lower()], True, m[0]))
+    for m in _NQ.finditer(text):
+        add(m, PeriodRef("quarter", _year(m[2]), int(m[1]), None, m[0]))
+    for m in _MONTH_QUARTER.finditer(text):
+        y, mo = int(m[2] or m[3]), _MONTHS[m[1].lower()]
+        end = dt.date(y, mo, calendar.monthrange(y, mo)[1])
+        add(m, PeriodRef("quarter", y, None, True, m[0], end=end, month=True))
     for m in _FY_RE.finditer(text):
         y = m[2] or m[3]
         add(m, PeriodRef("annual", _year(y), None, True, m[0]))
     for m in _FULL_YEAR.finditer(text):
         add(m, PeriodRef("annual", int(m[1] or m[2]), None, None, m[0]))
-    for m in _ENDED.finditer(text):
-        kind = "quarter" if m[1].lower() in ("quarter", "three months") else "annual"
+    ended = [(m, "quarter" if m[1].lower() in ("quarter", "three months") else "annual") for m in _ENDED.finditer(text)]
+    for m, kind in ended + [(m, "instant") for m in _AS_OF.finditer(text)]:
         rest = text[m.end() : m.end() + 40]
         days = [p for p in find_periods(rest) if p.kind == "day" and rest.find(p.text) <= 2]
+        month = _MONTH_YEAR_AT.match(rest)
         if days:
             span = (m.start(), m.end() + rest.find(days[0].text) + len(days[0].text))
-            if free(span):
-                taken.append(span)
-                d = days[0].start
-                refs.append(PeriodRef(kind, d.year, None, True, text[span[0] : span[1]], end=d))
+            d, by_month = days[0].start, False
+        elif month:
+            span = (m.start(), m.end() + month.end())
+            y, mo = int(month[2]), _MONTHS[month[1].lower()]
+            d, by_month = dt.date(y, mo, calendar.monthrange(y, mo)[1]), True
+        else:
+            continue
+        if free(span):
+            taken.append(span)
+            refs.append(PeriodRef(kind, d.year, None, True, text[span[0] : span[1]], end=d, month=by_month))
     if refs:
         return refs
     masked = text
@@ -239,30 +284,9 @@ def find_fiscal_periods(text: str) -> list[PeriodRef]:
     return refs
 
 
-@dataclass(frozen=True)
-class StatedValue:
-    """A figure stated in a claim: value (USD or USD/share), half a unit of its last digit, text."""
-
-    value: float
-    half_unit: float
-    per_share: bool
-    text: str
-
-
-def parse_values(text: str) -> list[StatedValue]:
-    """Dollar figures in ``text``: "$260.2B" -> 260.2e9 (half unit 0.05e9), "$55,256 million",
-    "260.2 billion dollars", "$2.97 per share" (per-share: unscaled, below 1,000)."""
-    out = []
-    for m in _MONEY.finditer(text):
-        num, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
-        digits = num.replace(",", "")
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        scale = _SCALE.get((unit or "").lower(), 1.0)
-        value = float(digits) * scale
-        half = 0.5 * 10 ** (-decimals) * scale
-        per_share = unit is None and (bool(_PER_SHARE.match(text[m.end() :])) or value < 1000)
-        out.append(StatedValue(value, half, per_share, m[0].strip()))
-    return out
+def _ended(kind: str, end: dt.date) -> str:
+    """ "quarter ended 2019-12-28", or "as of 2019-12-28" for a balance-sheet date."""
+    return f"as of {end}" if kind == "instant" else f"{kind} ended {end}"
 
 
 def _first_word(name: str) -> str:
@@ -322,6 +346,8 @@ class EdgarGrounding:
         self._fye: dict[int, dict[int, dt.date]] = {}
         self._quarter_ends: dict[int, list[dt.date]] = {}
         self._rows: dict[int, pd.DataFrame] = {}
+        #: (cik, family) -> (absolute values ascending, the rows in that order)
+        self._values: dict[tuple[int, str], tuple[np.ndarray, pd.DataFrame]] = {}
         for cik, g in df.groupby("cik", sort=True):
             cik = int(cik)
             name = str(g["entity_name"].iloc[-1])
@@ -336,6 +362,8 @@ class EdgarGrounding:
             rows["end_date"] = rows["end_d"].dt.date
             rows["filed_date"] = rows["filed_d"].dt.date
             self._rows[cik] = rows.sort_values(["filed_d", "accn"], kind="stable")
+            for fam in FAMILIES:
+                self._index_values(cik, fam, self._rows[cik])
         self._aliases: dict[str, int] = {}
         for alias, target in {**DEFAULT_ALIASES, **dict(aliases or {})}.items():
             cik = self._resolve(target)
@@ -343,6 +371,20 @@ class EdgarGrounding:
                 self._aliases[alias] = cik
 
     # -- building -------------------------------------------------------------
+
+    def _index_values(self, cik: int, fam: Family, rows: pd.DataFrame) -> None:
+        """Index the company's figures of ``fam`` by absolute value (every period and duration, in
+        the family's unit; a row filed on or before its own period end, cover data, is left out)."""
+        unit = "USD/SHARES" if fam.per_share else "USD"
+        sel = rows[rows["concept"].isin(fam.concepts) & (rows["unit"].astype(str).str.upper() == unit)]
+        sel = sel[sel["filed_d"] > sel["end_d"]]
+        if fam.instant:
+            sel = sel[sel["start_d"].isna()]
+        if sel.empty:
+            return
+        order = np.argsort(sel["val"].abs().to_numpy(dtype=float), kind="stable")
+        sel = sel.iloc[order]
+        self._values[(cik, fam.name)] = (sel["val"].abs().to_numpy(dtype=float), sel)
 
     @staticmethod
     def _fiscal_year_ends(g: pd.DataFrame) -> dict[int, dt.date]:
@@ -425,8 +467,15 @@ class EdgarGrounding:
 
     def _candidates(self, cik: int, ref: PeriodRef) -> list[_Candidate]:
         out: list[_Candidate] = []
+        if ref.end is not None and ref.month:
+            # a period ending in a month: the company's reported period ends in that month (or,
+            # on a 52/53-week calendar, in the first week of the next)
+            known = sorted(set(self._fye.get(cik, {}).values())) if ref.kind == "annual" else self._quarter_ends.get(cik, [])
+            lo, hi = ref.end.replace(day=1), ref.end + dt.timedelta(days=7)
+            ends = [e for e in known if lo <= e <= hi] or [ref.end]
+            return [_Candidate(ref.kind, e, f"{_ended(ref.kind, e)} ({ref.text})") for e in ends]
         if ref.end is not None:
-            return [_Candidate(ref.kind, ref.end, f"{ref.kind} ended {ref.end}")]
+            return [_Candidate(ref.kind, ref.end, _ended(ref.kind, ref.end))]
         if ref.kind == "annual":
             e = self.fiscal_year_end(cik, ref.year)
             if e:
@@ -476,6 +525,8 @@ class EdgarGrounding:
         sel = sel[(sel["end_date"] >= lo) & (sel["end_date"] <= hi)]
         if fam.instant:
             return sel[sel["start_d"].isna()]
+        if cand.kind == "instant":
+            return sel.iloc[0:0]  # a balance-sheet date names no period of a flow
         bounds = ANNUAL_DAYS if cand.kind == "annual" else QUARTER_DAYS
         return sel[sel["days"].between(*bounds)]
 
@@ -508,51 +559,117 @@ class EdgarGrounding:
             A :class:`GroundedVerdict` (``outcome=False``; category A3 for a claim about a
             report or filing, else A2) dated at the matching filing's ``filed`` date.
         """
-        if _FORWARD.search(fact):
+        text = _EXPECTATION.sub(lambda m: " " * len(m[0]), fact)
+        if _FORWARD.search(text):
             return None
         ciks = self.companies(fact, instance)
         if not ciks:
             return None
         families: list[Family] = []
-        masked = fact
+        masked = text
         for fam in FAMILIES:
             hits = list(fam.pattern.finditer(masked))
             if hits:
                 families.append(fam)
                 for m in hits:
                     masked = masked[: m.start()] + " " * (m.end() - m.start()) + masked[m.end() :]
+        values = parse_values(text)
+        per_share = any(_A_SHARE.match(text, v.start + len(v.text)) for v in values if v.per_share)
+        if per_share and FAMILIES[0] not in families and any(f.name == "net income" for f in families):
+            families.insert(0, FAMILIES[0])  # "earned $2.10 a share", "a profit of $2.10 per share": EPS
         if not families:
             return None
-        refs = find_fiscal_periods(fact)
-        if not refs:
+        refs = find_fiscal_periods(text)
+        cutoff = instance_cutoff(instance)
+        if not refs and (cutoff is None or not values):
             return None
-        values = parse_values(fact)
-        matched: list[tuple[dt.date, str]] = []
-        unmatched: list[tuple[dt.date, str]] = []
+        dated: list[tuple[dt.date, str]] = []  # a date for every value matched
+        unmatched: list[tuple[dt.date, str]] = []  # a named period's first report, when no value matched
         for cik in ciks:
             for fam in families:
                 vals = [v for v in values if v.per_share == fam.per_share]
+                # each value dates to the named period it matches; matching several, to the
+                # earliest of their filings (a value that fits an earlier period is no evidence
+                # of a later one)
+                best: list[tuple[dt.date, str] | None] = [None] * len(vals)
                 for ref in refs:
                     first_with_rows: tuple[dt.date, str] | None = None
                     for cand in self._candidates(cik, ref):
                         rows = self._rows_for(cik, fam, cand)
                         if rows.empty:
                             continue
-                        hit = self._matches(rows, vals)
-                        if not hit.empty:
-                            matched.append(self._describe(cik, fam, cand, hit, vals, rows, True))
+                        hits = [(i, self._matches(rows, [v])) for i, v in enumerate(vals)]
+                        hits = [(i, h) for i, h in hits if not h.empty]
+                        if hits:
+                            for i, h in hits:
+                                d = self._describe(cik, fam, cand, h, [vals[i]], rows, True)
+                                if best[i] is None or d[0] < best[i][0]:
+                                    best[i] = d
                             first_with_rows = None
                             break
                         if first_with_rows is None:
                             first_with_rows = self._describe(cik, fam, cand, rows, vals, rows, False)
                     if first_with_rows is not None:
                         unmatched.append(first_with_rows)
-        chosen = matched or unmatched
-        if not chosen:
+                dated += [d for d in best if d is not None]
+                if cutoff is None:
+                    continue
+                for v, done in zip(vals, (d is not None for d in best)):
+                    exact = v.rel_precision <= VALUE_REL_PRECISION or (v.per_share and v.half_unit <= 0.005)
+                    if done or v.hedged or not exact:
+                        continue
+                    ev = self._value_evidence(cik, fam, v, cutoff)
+                    if ev is None:
+                        continue
+                    after, day, reason = ev
+                    # a figure known before the cutoff supports a pre-cutoff date only when the claim
+                    # names no period of its own (a named period's own filing dates it) and no later date
+                    if after or (not refs and not names_date_after(text, cutoff)):
+                        dated.append((day, reason))
+        dated = dated or unmatched
+        if not dated:
             return None
-        day, reason = max(chosen, key=lambda t: t[0])
+        day, reason = max(dated, key=lambda t: t[0])
         category = "A3" if _REPORT_WORDS.search(fact) else "A2"
         return GroundedVerdict(day, reason, outcome=False, category=category)
+
+    def _value_evidence(self, cik: int, fam: Family, v: StatedValue, cutoff: dt.date) -> tuple[bool, dt.date, str] | None:
+        """Date a stated value by the company's figures of ``fam`` that match it in any period.
+
+        Each matching figure (concept, period) first appeared in its earliest filing with that
+        value. Returns ``(True, first filing, reason)`` when every matching figure first appeared
+        after ``cutoff`` (the value did not exist before it), ``(False, first filing, reason)``
+        when every one appeared on or before it, and None when none matches or they fall on both
+        sides (the value is then no evidence either way).
+        """
+        index = self._values.get((cik, fam.name))
+        if index is None:
+            return None
+        vals, rows = index
+        tol = v.half_unit + 1e-9 * max(1.0, v.value)
+        lo = int(np.searchsorted(vals, v.value - tol, side="left"))
+        hi = int(np.searchsorted(vals, v.value + tol, side="right"))
+        if lo >= hi:
+            return None
+        hit = rows.iloc[lo:hi].sort_values(["filed_d", "accn"], kind="stable")
+        first = hit.drop_duplicates(["concept", "start_d", "end_date"])
+        before = first[first["filed_date"] <= cutoff]
+        after = first[first["filed_date"] > cutoff]
+        if not before.empty and not after.empty:
+            return None
+        r = first.iloc[0]
+        who = self.names.get(cik, str(cik))
+        period = f"the period ended {r['end_date']}" if pd.isna(r["start_d"]) else f"{r['start_d'].date()} to {r['end_date']}"
+        where = f"{r['concept']} {_fmt_money(float(r['val']), fam.per_share)} for {period}, first reported in {r['form']} {r['accn']} filed {r['filed_date']}"
+        if before.empty:
+            return True, r["filed_date"], (
+                f"EDGAR: {who} {fam.name}: stated {v.text} matches only figures first reported after the cutoff "
+                f"({len(after)}): {where}"
+            )
+        return False, r["filed_date"], (
+            f"EDGAR: {who} {fam.name}: stated {v.text} matches only figures reported before the cutoff "
+            f"({len(before)}): {where}"
+        )
 
     def _describe(
         self,

@@ -34,24 +34,53 @@ import numpy as np
 import pandas as pd
 
 from anachron.names import company_mention, mentioned_tickers
-from anachron.verify.dates import find_periods, unquoted
+from anachron.verify.dates import Period, find_periods, unquoted
+from anachron.verify.layers.figures import StatedPercent, StatedValue, mentions_move, parse_percents, parse_values
 
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_DIGIT = re.compile(r"\d")
+_LOWER_WORDS = re.compile(r"[a-z]+")
+#: Period kinds with calendar bounds (fiscal periods are another company's calendar).
+_CALENDAR_KINDS = ("day", "month", "quarter", "year")
 _PRICE_WORDS = re.compile(r"\b(clos(?:e|ed|ing)|price[sd]?|traded|trading at|share price|stock price|opened|priced)\b", re.I)
-_RETURN_WORDS = re.compile(
-    r"\b(returns?|returned|gain(?:ed|s)?|rose|rise|risen|fell|fall(?:en)?|drop(?:ped)?|declin(?:e|ed)|"
-    r"surg(?:e|ed)|plung(?:e|ed)|los[st]|outperform(?:ed)?|underperform(?:ed)?|up|down|increase[ds]?|decrease[ds]?)\b",
+#: A dollar figure is a share price in a claim about shares, stock or trading ...
+_PRICE_CONTEXT = re.compile(
+    r"\b(?:clos(?:e|ed|es|ing)|price[sd]?|trad(?:ed|es|ing)|opened|shares?|stocks?|(?:a|per)\s+share|quoted|"
+    r"(?:at|to)\s+(?:a\s+)?(?:(?:record|new|fresh|multi-year|\d+-\w+)\s+)?(?:low|high|level)?\s*(?:of\s+)?(?=\$))", re.I
+)
+#: ... unless the words just before it make it another amount per share or a deal's value.
+_NOT_PRICE_BEFORE = re.compile(
+    r"\b(?:EPS|earn\w*|profits?|income|revenues?|sales|dividends?|payouts?|distributions?|targets?|buybacks?|"
+    r"repurchases?|offer(?:ed|s)?|bids?|deals?|tender|acquisitions?|acquire[ds]?|"
+    r"fines?|settlements?|loss(?:es)?|cash|debt|book\s+value|guidance|estimates?|forecasts?)\b[^$.;]{0,30}$",
     re.I,
 )
-_PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)\s?%")
-# the number is taken whole ((?![\d,]|\.\d): no backtracking from "$260.2B" to "$260")
-_DOLLARS = re.compile(
-    r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]|\.\d)(?!\s*(?:million|billion|bn|m\b|b\b|k\b|trillion))",
-    re.I,
+_NOT_PRICE_AFTER = re.compile(r"^\s*(?:a|per)\s+(?:diluted\s+)?share\s+(?:in\s+)?(?:profit|earnings|dividends?|loss|cash)", re.I)
+#: A percentage near these words is a share's move ...
+_STOCK_NOUNS = frozenset("share shares stock stocks price prices valuation".split())
+#: ... near these, a company or economic figure's change, not a return.
+_FUNDAMENTALS = frozenset(
+    "revenue revenues sales earnings eps income profit profits margin margins ebitda deliveries production output "
+    "demand dividend dividends debt guidance bookings orders shipments subscribers users customers headcount jobs "
+    "workforce traffic volume volumes cost costs expenses spending capex inflation cpi gdp unemployment payrolls "
+    "rate rates yield yields yoy".split()
 )
+_YEAR_ON_YEAR = re.compile(r"year[- ](?:over|on)[- ]year|y/y|cash\s+flow", re.I)
+_CLAUSE_END = re.compile(r"[;.]\s|,\s+(?:while|whereas|but|and)\b|\b(?:while|whereas)\b", re.I)
+#: "since", "from", "after" before a date: the window starts there and its end is not named.
+_OPEN_START = re.compile(r"\b(?:since|from|after|starting|beginning|following)\s+(?:the\s+)?(?:(?:close|end)\s+(?:of|on)\s+)?$", re.I)
+#: "to", "through", "until" before a date: the window ends there.
+_END_MARK = re.compile(r"\b(?:to|through|thru|until|till|by|and|ending|ended)\s+(?:the\s+)?(?:(?:close|end)\s+(?:of|on)\s+)?$", re.I)
 
 #: Tolerances of the outcome checks.
 RETURN_TOL_PP = 1.0
 PRICE_REL_TOL = 0.005
+#: A price matched against every close must be stated this exactly (half a unit of its last
+#: digit, an integer's trailing zeros counting as rounding, relative to it): "$27.34" is,
+#: "$27" or "$1,800" is not.
+PRICE_REL_PRECISION = 0.001
+#: A return matched over a named window: half a unit of its last digit plus this (points).
+RETURN_SLACK_PP = 0.01
 
 
 @dataclass(frozen=True)
@@ -70,22 +99,147 @@ class Grounding(Protocol):
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None: ...
 
 
+def instance_cutoff(instance: Mapping[str, Any] | None) -> dt.date | None:
+    """The instance's ``cutoff_date`` as a date, or None when it has none (or an unreadable one)."""
+    try:
+        return dt.date.fromisoformat(str((instance or {})["cutoff_date"])[:10])
+    except (KeyError, ValueError):
+        return None
+
+
+def names_date_after(text: str, cutoff: dt.date) -> bool:
+    """True if ``text`` names a time that starts after ``cutoff`` (a day, month, quarter or year)."""
+    return any(p.start > cutoff for p in find_periods(text))
+
+
+@dataclass(frozen=True)
+class NamedWindow:
+    """The time span a claim's figure refers to, from the dates it names: ``end`` its last day,
+    ``start`` its first (None when only the end is named: "over the year to Nov. 29, 2019")."""
+
+    start: dt.date | None
+    end: dt.date
+
+
+def named_window(text: str, periods: list[Period] | None = None) -> NamedWindow | None:
+    """The window the dates in ``text`` close, or None when they name none or leave it open.
+
+    One date is its own period ("in March 2020", "on March 3, 2020", "in Q1 2020"), or only the
+    window's end after "to", "through", "until", "and" ("over the year to Nov. 29, 2019"); two
+    or more span from the earliest start to the latest end ("between Aug. 30, 2019 and Nov. 29,
+    2019"). A window whose last date follows "since", "from" or "after" is open: its end is not
+    named, so None. ``periods``: ``find_periods(text)`` when the caller has it.
+    """
+    periods = [p for p in (find_periods(text) if periods is None else periods) if p.kind in _CALENDAR_KINDS]
+    if not periods:
+        return None
+    last = max(periods, key=lambda p: p.end)
+    pos = text.find(last.text)
+    before = text[max(0, pos - 30) : pos] if pos >= 0 else ""
+    if _OPEN_START.search(before):
+        return None
+    if len(periods) > 1:
+        return NamedWindow(min(p.start for p in periods), last.end)
+    if _END_MARK.search(before):
+        return NamedWindow(None, last.end)
+    return NamedWindow(last.start, last.end)
+
+
+def _returns(fact: str) -> list[StatedPercent]:
+    """The percentages of ``fact`` that can be a share's return: those whose clause speaks of
+    shares, stock or a price, or of no company figure (a "revenue up 4%" is a growth rate)."""
+    out = []
+    for p in parse_percents(fact):
+        lo = max(0, p.start - 80)
+        before = fact[lo : p.start]
+        cut = [m.end() for m in _CLAUSE_END.finditer(before)]
+        clause = before[cut[-1] :] if cut else before
+        after = _CLAUSE_END.split(fact[p.start + len(p.text) : p.start + len(p.text) + 30], maxsplit=1)[0]
+        clause = f"{clause} {p.text}{after}"
+        words = set(_LOWER_WORDS.findall(clause.lower()))
+        if not _STOCK_NOUNS.isdisjoint(words) or (_FUNDAMENTALS.isdisjoint(words) and not _YEAR_ON_YEAR.search(clause)):
+            out.append(p)
+    return out
+
+
+def _price_figures(fact: str, dollars: list[StatedValue]) -> list[StatedValue]:
+    """The dollar amounts of ``fact`` that state a share price exactly: in a claim about shares,
+    stock or trading, not hedged ("about $40"), stated to :data:`PRICE_REL_PRECISION`, and not
+    an amount per share of something else (EPS, a dividend, an offer)."""
+    if not dollars or not _PRICE_CONTEXT.search(fact):
+        return []
+    return [
+        v
+        for v in dollars
+        if not v.hedged
+        and v.rel_precision <= PRICE_REL_PRECISION
+        and not _NOT_PRICE_BEFORE.search(fact[max(0, v.start - 60) : v.start])
+        and not _NOT_PRICE_AFTER.match(fact[v.start + len(v.text) :])
+    ]
+
+
 class PriceGrounding:
-    """Grounded checks on closing prices (stock, forecast), backed by a daily price table.
+    """Grounded checks on closing prices and returns (stock, forecast), backed by a daily price table.
 
     Args:
         prices: long frame with columns ``ticker, date, close, adj_close`` (dates as
             datetime64 or ``datetime.date``). The union of its dates is the trading
-            calendar.
+            calendar. ``adj_close`` (split- and dividend-adjusted) may be NaN.
+        names: ticker -> company name(s) (e.g. from the dated GICS tables), or a frame with
+            ``ticker`` and ``name`` columns: a claim may name any company of the table this way
+            (:func:`anachron.names.company_mention`), besides the instance's own companies.
+
+    The checks, in order (:meth:`check`):
+
+    1. the instance's own outcome (stock): the realised return of one of its companies over the
+       window, or its close at the window's end (A4, dated at the end of the window); a return
+       over another window the claim names that ends on or before the cutoff is not the outcome;
+    2. a return over a window the claim names ("rose 7.1% in November 2019"), recomputed from
+       the closes at its ends: a match dates the claim at the window's last trading day;
+    3. a share price: a stated price that equals (to its stated precision) the raw or adjusted
+       close of the named company only on trading days after the cutoff, and on none before it
+       in the table, did not exist before the cutoff: the claim is dated at the first such day,
+       whatever its dates say. A price that matches only days on or before the cutoff dates the
+       claim there (the first such day). A price that matches on both sides is no evidence;
+    4. a price on a named day: dated at that trading day (a non-trading day maps to the last
+       trading day before it), with the close on that day in the reason.
     """
 
-    def __init__(self, prices: pd.DataFrame):
+    def __init__(self, prices: pd.DataFrame, names: Mapping[str, Any] | pd.DataFrame | None = None):
         df = prices[["ticker", "date", "close", "adj_close"]].copy()
         df["date"] = pd.to_datetime(df["date"]).dt.date
+        df = df.sort_values(["ticker", "date"], kind="stable")
         self._closes: dict[str, tuple[list[dt.date], np.ndarray]] = {}
-        for ticker, g in df.sort_values("date").groupby("ticker", sort=False):
-            self._closes[str(ticker)] = (list(g["date"]), g["close"].to_numpy(dtype=float))
+        self._adj: dict[str, np.ndarray] = {}
+        #: ticker -> (closes and adjusted closes ascending, their trading days as ordinals)
+        self._by_value: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for ticker, g in df.groupby("ticker", sort=False):
+            days = list(g["date"])
+            close = g["close"].to_numpy(dtype=float)
+            adj = g["adj_close"].to_numpy(dtype=float)
+            self._closes[str(ticker)] = (days, close)
+            self._adj[str(ticker)] = adj
+            ords = np.fromiter((d.toordinal() for d in days), dtype=np.int64, count=len(days))
+            vals = np.concatenate([close, adj])
+            ords2 = np.concatenate([ords, ords])
+            keep = np.isfinite(vals)
+            order = np.argsort(vals[keep], kind="stable")
+            self._by_value[str(ticker)] = (vals[keep][order], ords2[keep][order])
         self.calendar: list[dt.date] = sorted(set(df["date"]))
+        self._names: dict[str, set[str]] = {}
+        self._keys: dict[str, set[str]] = {}
+        pairs: list[tuple[Any, Any]] = []
+        if isinstance(names, pd.DataFrame):
+            pairs = list(names[["ticker", "name"]].itertuples(index=False))
+        elif names:
+            pairs = [(t, x) for t, n in names.items() for x in ([n] if isinstance(n, str) else list(n))]
+        for t, n in pairs:
+            t = str(t)
+            if t in self._closes and isinstance(n, str) and n.strip():
+                self._names.setdefault(t, set()).add(n.strip())
+                words = _WORD.findall(n)
+                if words:
+                    self._keys.setdefault(words[0].lower(), set()).add(t)
 
     def is_trading_day(self, day: dt.date) -> bool:
         """True if ``day`` has prices in the table."""
@@ -112,45 +266,99 @@ class PriceGrounding:
         """True if ``day`` lies within the price table's date range."""
         return bool(self.calendar) and self.calendar[0] <= day <= self.calendar[-1]
 
+    def days_matching(self, ticker: str, value: float, tol: float) -> list[dt.date]:
+        """Trading days on which ``ticker``'s raw or adjusted close is within ``tol`` of ``value``, ascending."""
+        index = self._by_value.get(ticker)
+        if index is None:
+            return []
+        vals, ords = index
+        lo = int(np.searchsorted(vals, value - tol, side="left"))
+        hi = int(np.searchsorted(vals, value + tol, side="right"))
+        return [dt.date.fromordinal(int(o)) for o in np.unique(ords[lo:hi])]
+
+    def companies(
+        self, fact: str, instance: Mapping[str, Any] | None = None, of_instance: list[str] | None = None
+    ) -> list[str]:
+        """Tickers ``fact`` names: the instance's companies (:func:`~anachron.names.mentioned_tickers`;
+        ``of_instance`` when the caller has them), then any company of the table by symbol or
+        name (:func:`~anachron.names.company_mention`)."""
+        inst = instance or {}
+        found = list(of_instance) if of_instance is not None else mentioned_tickers(
+            fact, inst.get("tickers") or [], inst.get("names") or []
+        )
+        words = _WORD.findall(fact)
+        cands = {w for w in words if w in self._closes}
+        for w in words:
+            cands |= self._keys.get(w.lower(), set())
+        for t in sorted(cands):
+            if t not in found and company_mention(fact, t, self._names.get(t, ())):
+                found.append(t)
+        return found
+
     # -- checks ---------------------------------------------------------------
 
     def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
-        """Apply the stock checks to one fact.
+        """Apply the price checks to one fact (see the class docstring for the order).
 
         Args:
             fact: the claim text.
             instance: ``{"tickers", "names", "cutoff_date", "label"}`` where ``label`` is the
                 stock label (``returns``, ``first_day``, ``last_day``). Without ``label``
-                (other tasks) only the price-on-a-day check runs; without ``tickers`` no
-                stated price is compared.
+                (other tasks) the outcome check does not run; without ``cutoff_date`` a price
+                is not dated by the days it matches.
         """
+        percents = _returns(fact) if mentions_move(fact) else []
+        # unscaled dollar amounts ("$27.34", not "$1.2 billion")
+        dollars = [v for v in parse_values(fact) if v.currency and v.half_unit <= 0.5] if "$" in fact else []
+        price_words = _PRICE_WORDS.search(fact) is not None
+        if not (percents or dollars or price_words):
+            return None  # no return, price or trading day to check
         tickers = mentioned_tickers(fact, instance.get("tickers") or [], instance.get("names") or [])
+        cutoff = instance_cutoff(instance)
+        figures = _price_figures(fact, dollars)
+        periods = find_periods(fact) if (percents or figures or price_words) and _DIGIT.search(fact) else []
+        window = named_window(fact, periods) if percents and periods else None
         if instance.get("label"):
-            outcome = self._outcome(fact, tickers, instance)
+            outcome = self._outcome(tickers, instance, window, percents, dollars)
             if outcome is not None:
                 return outcome
-        return self._price_on_day(fact, tickers)
+        companies = self.companies(fact, instance, tickers) if (percents and window) or figures else tickers
+        if percents and window is not None and companies:
+            moved = self._window_return(percents, companies, window)
+            if moved is not None:
+                return moved
+        return self._price(fact, dollars, figures, companies, cutoff, periods)
 
-    def _outcome(self, fact: str, tickers: list[str], instance: dict[str, Any]) -> GroundedVerdict | None:
+    def _outcome(
+        self,
+        tickers: list[str],
+        instance: dict[str, Any],
+        window: NamedWindow | None,
+        percents: list[StatedPercent],
+        dollars: list[StatedValue],
+    ) -> GroundedVerdict | None:
         label = instance["label"]
         last_day = dt.date.fromisoformat(label["last_day"])
         cutoff = dt.date.fromisoformat(instance["cutoff_date"])
         if not tickers:
             return None
-        if _RETURN_WORDS.search(fact):
-            for m in _PERCENT.finditer(fact):
-                stated = abs(float(m[1]))
+        # a return over a window the claim names that ends by the cutoff is about that window
+        if window is None or window.end > cutoff:
+            for p in percents:
                 for t in tickers:
                     realised = 100.0 * float(label["returns"][t])
-                    if abs(stated - abs(realised)) <= RETURN_TOL_PP:
-                        return GroundedVerdict(
-                            last_day,
-                            f"states the realised outcome: {t} returned {realised:+.1f}% over the window",
-                            outcome=True,
-                            category="A4",
-                        )
-        for m in _DOLLARS.finditer(fact):
-            stated = float(m[1].replace(",", ""))
+                    if abs(p.value - abs(realised)) > RETURN_TOL_PP:
+                        continue
+                    if p.sign and abs(realised) > RETURN_TOL_PP and (p.sign > 0) != (realised > 0):
+                        continue  # "rose 12%" is not a fall of 12%
+                    return GroundedVerdict(
+                        last_day,
+                        f"states the realised outcome: {t} returned {realised:+.1f}% over the window",
+                        outcome=True,
+                        category="A4",
+                    )
+        for v in dollars:
+            stated = v.value
             for t in tickers:
                 end_close = self.close_on(t, last_day)
                 if end_close is None or abs(stated - end_close) > PRICE_REL_TOL * end_close:
@@ -167,10 +375,102 @@ class PriceGrounding:
                 )
         return None
 
-    def _price_on_day(self, fact: str, tickers: list[str]) -> GroundedVerdict | None:
+    def _window_return(self, percents: list[StatedPercent], tickers: list[str], window: NamedWindow) -> GroundedVerdict | None:
+        """A stated return that matches a company's return over the window the claim names.
+
+        The window's return runs from the close before it starts (or on its first day) to the
+        close on its last trading day, on raw or adjusted closes; a named end alone ("over the
+        year to D") is not enough to recompute it."""
+        if window.start is None:
+            return None
+        end = self.last_trading_day(window.end)
+        if end is None or end < window.start:
+            return None
+        for t in tickers:
+            dates, close = self._closes.get(t, ([], np.array([])))
+            adj = self._adj.get(t, np.array([]))
+            j = bisect.bisect_left(dates, end)
+            if j >= len(dates) or dates[j] != end:
+                continue
+            i0 = bisect.bisect_left(dates, window.start)  # first trading day in the window
+            bases = [i for i in {i0 - 1, i0} if 0 <= i < j]
+            if i0 == 0 and dates[0] > window.start:  # the table starts after the window does
+                bases = [i for i in bases if i != 0]
+            for i in sorted(bases):
+                # the close before the window, or the window's first close, is the base
+                if i == i0 - 1 and (window.start - dates[i]).days > 5:
+                    continue
+                for series in (close, adj):
+                    if not (np.isfinite(series[i]) and np.isfinite(series[j]) and series[i]):
+                        continue
+                    r = 100.0 * (series[j] / series[i] - 1.0)
+                    for p in percents:
+                        if p.hedged or abs(p.value - abs(r)) > p.half_unit + RETURN_SLACK_PP:
+                            continue
+                        if p.sign and (p.sign > 0) != (r > 0):
+                            continue
+                        return GroundedVerdict(
+                            end,
+                            f"{t} moved {r:+.2f}% from the close on {dates[i]} to the close on {end}: "
+                            f"stated {p.text} matches the return over the window the claim names",
+                            category="A2",
+                        )
+        return None
+
+    def _price(
+        self,
+        fact: str,
+        dollars: list[StatedValue],
+        figures: list[StatedValue],
+        tickers: list[str],
+        cutoff: dt.date | None,
+        periods: list[Period],
+    ) -> GroundedVerdict | None:
+        """Checks 3 and 4: a stated price (``figures``) dated by the days it matches, and a price on
+        a named day (``dollars``: every unscaled dollar amount, for the reason)."""
+        on_day = self._price_on_day(fact, tickers, dollars, periods)
+        if cutoff is None or not figures or not tickers:
+            return on_day
+        periods = [p for p in periods if p.kind in _CALENDAR_KINDS]
+        for v in figures:
+            for t in tickers:
+                days = self.days_matching(t, v.value, v.half_unit + 1e-6)
+                if not days:
+                    continue
+                first_day = self._closes[t][0][0]
+                before = [d for d in days if d <= cutoff]
+                after = [d for d in days if d > cutoff]
+                if after and not before:
+                    if first_day > cutoff:
+                        continue  # the table has no close of this company before the cutoff
+                    if on_day is not None and on_day.effective_date > cutoff:
+                        return on_day
+                    # a named time the table does not cover, none of whose days match: no evidence
+                    if any(p.start < first_day for p in periods) and not any(
+                        p.start <= d <= p.end for p in periods for d in after
+                    ):
+                        continue
+                    return GroundedVerdict(
+                        after[0],
+                        f"stated {v.text} matches {t}'s close only after the cutoff (first on {after[0]}; "
+                        f"{len(after)} day(s)), on no day on or before it in the price table (from {first_day})",
+                        category="A2",
+                    )
+                if before and not after and on_day is None and not any(p.start > cutoff for p in periods):
+                    return GroundedVerdict(
+                        before[0],
+                        f"stated {v.text} matches {t}'s close on {before[0]}, on or before the cutoff "
+                        "(and on no day after it in the price table)",
+                        category="A2",
+                    )
+        return on_day
+
+    def _price_on_day(
+        self, fact: str, tickers: list[str], dollars: list[StatedValue], periods: list[Period]
+    ) -> GroundedVerdict | None:
         if not _PRICE_WORDS.search(fact):
             return None
-        days = [p.start for p in find_periods(fact) if p.kind == "day"]
+        days = [p.start for p in periods if p.kind == "day"]
         if not days:
             return None
         day = max(days)
@@ -179,7 +479,7 @@ class PriceGrounding:
         trading = self.last_trading_day(day)
         if trading is None:
             return None
-        stated = [float(m[1].replace(",", "")) for m in _DOLLARS.finditer(fact)]
+        stated = [v.value for v in dollars]
         note = ""
         for t in tickers:
             close = self.close_on(t, trading)
@@ -259,8 +559,11 @@ class IndexChangeGrounding:
 
     A claim applies only when it names a ticker or company of a recorded change with the
     matching action (joined / was added -> an addition; left / was removed / dropped ->
-    a removal) next to "S&P 500". Forward-looking statements ("will join", "is set to be
-    added") are not dated here: announcements precede the change date.
+    a removal) next to "S&P 500". It is dated at the first such change (in a year the claim
+    names, when it names one); a company with the same change both before and after the
+    instance's cutoff (added, removed, added again) is no evidence either way unless a named
+    year tells them apart. Forward-looking statements ("will join", "is set to be added") are
+    not dated here: announcements precede the change date.
     """
 
     def __init__(self, changes: pd.DataFrame, names: Mapping[str, Any] | pd.DataFrame | None = None):
@@ -287,6 +590,23 @@ class IndexChangeGrounding:
         if isinstance(name, str) and name.strip():
             self._names.setdefault(ticker.upper(), set()).add(name.strip())
 
+    def _unambiguous(
+        self, hits: list[tuple[bool, int, dt.date, str, str]], cutoff: dt.date, extra: Mapping[str, set[str]]
+    ) -> list[tuple[bool, int, dt.date, str, str]]:
+        """``hits`` less those where one company name (no symbol, no year) fits changes of several
+        tickers on both sides of the cutoff ("Healthpeak joined": as PEAK in 2019, as DOC in 2024)."""
+        def key(ticker: str) -> set[str]:
+            words = (_WORD.findall(n) for n in self._names.get(ticker, set()) | extra.get(ticker, set()))
+            return {w[0].lower() for w in words if w}
+
+        loose = [h for h in hits if not h[0] and h[1] == 1]
+        drop: set[int] = set()
+        for h in loose:
+            same = [g for g in loose if key(g[3]) & key(h[3])]
+            if min(g[2] for g in same) <= cutoff < max(g[2] for g in same):
+                drop.add(id(h))
+        return [h for h in hits if id(h) not in drop]
+
     def check(self, fact: str, instance: dict[str, Any] | None = None) -> GroundedVerdict | None:
         """Date a statement of an S&P 500 addition or removal, or None."""
         if _INDEX_FORWARD.search(unquoted(fact)):
@@ -309,6 +629,7 @@ class IndexChangeGrounding:
         if not wanted:
             return None
         inst = instance or {}
+        cutoff = instance_cutoff(inst)
         extra = {str(t).upper(): {str(n)} for t, n in zip(inst.get("tickers") or [], inst.get("names") or []) if t}
         years = {p.start.year for p in find_periods(fact)}
         hits: list[tuple[bool, int, dt.date, str, str]] = []  # (in a year the claim names, strength, event)
@@ -322,7 +643,12 @@ class IndexChangeGrounding:
                 if not same:
                     continue
                 in_year = [e for e in same if e[0].year in years]
-                hits.append((bool(in_year), strength, *(in_year or same)[0]))
+                pool = in_year or same
+                if cutoff is not None and pool[0][0] <= cutoff < pool[-1][0]:
+                    continue  # the same change on both sides of the cutoff: no evidence either way
+                hits.append((bool(in_year), strength, *pool[0]))
+        if cutoff is not None:
+            hits = self._unambiguous(hits, cutoff, extra)
         if not hits:
             return None
         # prefer a change in a year the claim names, then a ticker symbol over a company name

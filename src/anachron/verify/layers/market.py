@@ -46,17 +46,17 @@ def market_checks(inputs: Mapping[str, str | os.PathLike[str]]) -> list[Any]:
 
     Args:
         inputs: ``prices`` (the long daily price table), ``edgar`` (EDGAR point-in-time facts),
-            ``sp500_changes`` (dated index changes) with ``sp500_sectors`` (company names);
-            each optional, a missing one drops its check.
+            ``sp500_changes`` (dated index changes), ``sp500_sectors`` (company names, by which
+            the price and index checks find companies a claim names); each optional, a missing
+            one drops its check.
     """
     checks: list[Any] = []
+    names = _sp500_names(inputs["sp500_sectors"]) if inputs.get("sp500_sectors") else None
     if inputs.get("prices"):
-        checks.append(
-            PriceGrounding(pd.read_parquet(inputs["prices"], columns=["ticker", "date", "close", "adj_close"]))
-        )
+        prices = pd.read_parquet(inputs["prices"], columns=["ticker", "date", "close", "adj_close"])
+        checks.append(PriceGrounding(prices, names))
     if inputs.get("edgar"):
         checks.append(load_edgar_grounding(str(inputs["edgar"])))
     if inputs.get("sp500_changes"):
-        names = _sp500_names(inputs["sp500_sectors"]) if inputs.get("sp500_sectors") else None
         checks.append(IndexChangeGrounding(pd.read_parquet(inputs["sp500_changes"]), names))
     return checks
