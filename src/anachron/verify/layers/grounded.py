@@ -51,9 +51,10 @@ _PRICE_CONTEXT = re.compile(
 )
 #: ... unless the words just before it make it another amount per share or a deal's value (a
 #: lower-case noun at most three words before the figure: "a dividend of $0.77", "EPS of $2.10",
-#: "raised its price target to $300"; a capitalised "Target" or "Realty Income" is a name).
+#: "earnings per share rose to $3.10", "raised its price target to $300"; a capitalised "Target"
+#: or "Realty Income" is a name).
 _NOT_PRICE_BEFORE = re.compile(
-    r"(?:\bEPS|\b(?-i:earn\w*|profits?|income|revenues?|sales|dividends?|payouts?|distributions?|targets?|"
+    r"(?:\bEPS|(?<!price )\bper\s+share|\b(?-i:earn\w*|profits?|income|revenues?|sales|dividends?|payouts?|distributions?|targets?|"
     r"buybacks?|repurchases?|offer(?:ed|s)?|bids?|deals?|tender|acquisitions?|acquire[ds]?|fines?|settlements?|"
     r"loss(?:es)?|cash|debt|book\s+value|guidance|estimates?|forecasts?))\b(?:\s+[\w'’-]+){0,3}?\s*(?:US\s?|USD\s?)?$"
 )
