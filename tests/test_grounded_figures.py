@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from anachron.sources.edgar import add_revisions
+from conftest import edgar_row
 from anachron.verify.layers.edgar import EdgarGrounding, find_fiscal_periods
 from anachron.verify.layers.figures import mentions_move, parse_percents, parse_values
 from anachron.verify.layers.grounded import IndexChangeGrounding, PriceGrounding, named_window
@@ -190,10 +191,8 @@ KITE = 3333
 
 
 def _edgar() -> pd.DataFrame:
-    def k(concept, val, start, end, fy, fp, form, filed, accn, unit="USD"):
-        return {"cik": KITE, "entity_name": "Kiteworks Corp", "taxonomy": "us-gaap", "concept": concept,
-                "label": concept, "unit": unit, "val": float(val), "start": start, "end": end, "fy": fy, "fp": fp,
-                "form": form, "filed": filed, "accn": accn, "frame": None}
+    def k(*a, **kw):
+        return edgar_row(KITE, "Kiteworks Corp", *a, **kw)
 
     rev, eps = "Revenues", "EarningsPerShareDiluted"
     rows = [

@@ -171,8 +171,9 @@ def _returns(fact: str) -> list[StatedPercent]:
 
 def _price_figures(fact: str, dollars: list[StatedValue]) -> list[StatedValue]:
     """The dollar amounts of ``fact`` that state a share price exactly: in a claim about shares,
-    stock or trading, not hedged ("about $40"), stated to the cent or :data:`PRICE_REL_PRECISION`, and not
-    an amount per share of something else (EPS, a dividend, an offer)."""
+    stock or trading, not hedged ("about $40"), stated to the cent or to
+    :data:`PRICE_REL_PRECISION`, and not an amount per share of something else (EPS, a dividend,
+    an offer)."""
     if not dollars or not _PRICE_CONTEXT.search(fact):
         return []
     return [
@@ -206,8 +207,11 @@ class PriceGrounding:
     3. a share price: a stated price that equals (to its stated precision) the raw or adjusted
        close of the named company only on trading days after the cutoff, and on none before it
        in the table, did not exist before the cutoff: the claim is dated at the first such day,
-       whatever its dates say. A price that matches only days on or before the cutoff dates the
-       claim there (the first such day). A price that matches on both sides is no evidence;
+       whatever its dates say (unless the claim names a time before the table that none of
+       those days is in). A price that matches only days on or before the cutoff dates the claim
+       there (the first such day), when the claim names no later time and the table runs
+       :data:`PRICE_SUPPORT_DAYS_AFTER` days past the cutoff. A price that matches on both sides
+       is no evidence;
     4. a price on a named day: dated at that trading day (a non-trading day maps to the last
        trading day before it), with the close on that day in the reason.
     """
