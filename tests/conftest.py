@@ -11,6 +11,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+
+def edgar_row(cik, name, concept, val, start, end, fy, fp, form, filed, accn, unit="USD") -> dict:
+    """One row of an EDGAR point-in-time facts table (``anachron.sources.edgar``'s columns before
+    ``add_revisions``), for grounded-check fixtures."""
+    return {
+        "cik": cik, "entity_name": name, "taxonomy": "us-gaap", "concept": concept, "label": concept,
+        "unit": unit, "val": float(val), "start": start, "end": end, "fy": fy, "fp": fp, "form": form,
+        "filed": filed, "accn": accn, "frame": None,
+    }
+
 #: ticker -> (name, sector, start_date, end_date or "")
 E2E_MEMBERS = {
     "ALFA": ("Alfa Energy Co", "Energy", "2005-01-03", ""),

@@ -11,23 +11,16 @@ import pandas as pd
 import pytest
 
 from anachron.sources.edgar import add_revisions
+from conftest import edgar_row
 from anachron.verify.layers.edgar import EdgarGrounding, find_fiscal_periods, parse_values
 from anachron.verify.pipeline import verify_claim
 
 ORCH, VERD = 1111, 2222
 
 
-def _row(cik, name, concept, val, start, end, fy, fp, form, filed, accn, unit="USD"):
-    return {
-        "cik": cik, "entity_name": name, "taxonomy": "us-gaap", "concept": concept, "label": concept,
-        "unit": unit, "val": float(val), "start": start, "end": end, "fy": fy, "fp": fp, "form": form,
-        "filed": filed, "accn": accn, "frame": None,
-    }
-
-
 def _facts() -> pd.DataFrame:
-    o = lambda *a, **k: _row(ORCH, "Orchard Computer Inc.", *a, **k)  # noqa: E731
-    v = lambda *a, **k: _row(VERD, "VERDANT GRAPHICS CORP", *a, **k)  # noqa: E731
+    o = lambda *a, **k: edgar_row(ORCH, "Orchard Computer Inc.", *a, **k)  # noqa: E731
+    v = lambda *a, **k: edgar_row(VERD, "VERDANT GRAPHICS CORP", *a, **k)  # noqa: E731
     rev = "RevenueFromContractWithCustomerExcludingAssessedTax"
     rows = [
         # Orchard fiscal 2018 (ends 2018-09-29)

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from anachron.sources.edgar import add_revisions
+from conftest import edgar_row
 from anachron.verify.layers.edgar import EdgarGrounding, find_fiscal_periods
 from anachron.verify.layers.figures import mentions_move, parse_percents, parse_values
 from anachron.verify.layers.grounded import IndexChangeGrounding, PriceGrounding, named_window
@@ -48,9 +49,9 @@ def test_percent_formats_and_signs():
 # -- prices --------------------------------------------------------------------------------
 
 def _prices() -> pd.DataFrame:
-    """RVT trades from 2021-03-22 to 2021-05-28: 50.00 rising by 0.25 a day; its adjusted close
+    """RVT trades from 2021-03-22 to 2021-07-30: 50.00 rising by 0.25 a day; its adjusted close
     is half the raw close (a 2-for-1 split later). FLAT closes at 80.00 every day."""
-    days = pd.bdate_range("2021-03-22", "2021-05-28")
+    days = pd.bdate_range("2021-03-22", "2021-07-30")
     rows = []
     for i, d in enumerate(days):
         close = 50.0 + 0.25 * i
@@ -190,10 +191,8 @@ KITE = 3333
 
 
 def _edgar() -> pd.DataFrame:
-    def k(concept, val, start, end, fy, fp, form, filed, accn, unit="USD"):
-        return {"cik": KITE, "entity_name": "Kiteworks Corp", "taxonomy": "us-gaap", "concept": concept,
-                "label": concept, "unit": unit, "val": float(val), "start": start, "end": end, "fy": fy, "fp": fp,
-                "form": form, "filed": filed, "accn": accn, "frame": None}
+    def k(*a, **kw):
+        return edgar_row(KITE, "Kiteworks Corp", *a, **kw)
 
     rev, eps = "Revenues", "EarningsPerShareDiluted"
     rows = [
@@ -209,6 +208,7 @@ def _edgar() -> pd.DataFrame:
         k("GrossProfit", 1.10e9, "2020-07-01", "2020-09-30", 2020, "Q3", "10-Q", "2020-10-29", "K-20Q3"),
         k("GrossProfit", 1.10e9, "2021-01-01", "2021-03-31", 2021, "Q1", "10-Q", "2021-04-29", "K-21Q1"),
         k(eps, 0.87, "2021-01-01", "2021-03-31", 2021, "Q1", "10-Q", "2021-04-29", "K-21Q1", unit="USD/shares"),
+        k(rev, 2.58e9, "2021-04-01", "2021-06-30", 2021, "Q2", "10-Q", "2021-08-05", "K-21Q2"),
     ]
     df = pd.DataFrame(rows)
     df["fy"] = df["fy"].astype("Int64")
@@ -234,6 +234,11 @@ def test_a_figure_filed_before_the_cutoff_supports_it(edgar):
     assert v is not None and v.effective_date == dt.date(2021, 2, 18)
     # a value repeated in a later filing still first appeared in the earlier one
     assert edgar.check("Kiteworks revenue came to 2,050 million.", _ctx()).effective_date == dt.date(2020, 4, 30)
+
+
+def test_no_support_from_filings_that_end_soon_after_the_cutoff(edgar):
+    # the last filing is of 2021-08-05: for a cutoff in June 2021 not meeting a value later says little
+    assert edgar.check("Kiteworks booked $9.15 billion of revenue.", {"cutoff_date": "2021-06-15"}) is None
 
 
 def test_a_figure_matching_periods_on_both_sides_is_no_evidence(edgar):
@@ -308,3 +313,10 @@ def test_one_name_for_two_tickers_with_changes_on_both_sides_is_no_evidence():
     assert g.check("Helix Medical joined the S&P 500.", _ctx()) is None
     assert g.check("HLXP joined the S&P 500.", _ctx()).effective_date == dt.date(2021, 8, 2)
     assert g.check("Helix Medical joined the S&P 500.", {}).effective_date == dt.date(2021, 8, 2)
+
+
+def test_no_support_from_a_table_that_ends_soon_after_the_cutoff(prices):
+    # the table ends 2021-07-30: for a cutoff in May 2021 not meeting a price later says little
+    late = {"cutoff_date": "2021-05-20"}
+    assert prices.check("Rivet stock was quoted at $50.50.", late) is None
+    assert prices.check("Rivet stock was quoted at $50.50.", _ctx()) is not None

@@ -56,6 +56,9 @@ from anachron.verify.layers.grounded import GroundedVerdict, instance_cutoff, na
 __all__ = ["EdgarGrounding", "FAMILIES", "PeriodRef", "StatedValue", "find_fiscal_periods", "load_edgar_grounding",
            "parse_values"]
 
+#: A value reported only before the cutoff supports a pre-cutoff date only when the table has
+#: the company's filings for at least this many days after the cutoff.
+SUPPORT_DAYS_AFTER = 120
 #: Duration classes of EDGAR rows, in days (inclusive).
 ANNUAL_DAYS = (350, 380)
 QUARTER_DAYS = (80, 100)
@@ -346,6 +349,7 @@ class EdgarGrounding:
         self._fye: dict[int, dict[int, dt.date]] = {}
         self._quarter_ends: dict[int, list[dt.date]] = {}
         self._rows: dict[int, pd.DataFrame] = {}
+        self._last_filed: dict[int, dt.date] = {}
         #: (cik, family) -> (absolute values ascending, the rows in that order)
         self._values: dict[tuple[int, str], tuple[np.ndarray, pd.DataFrame]] = {}
         for cik, g in df.groupby("cik", sort=True):
@@ -362,6 +366,7 @@ class EdgarGrounding:
             rows["end_date"] = rows["end_d"].dt.date
             rows["filed_date"] = rows["filed_d"].dt.date
             self._rows[cik] = rows.sort_values(["filed_d", "accn"], kind="stable")
+            self._last_filed[cik] = g["filed_d"].max().date()
             for fam in FAMILIES:
                 self._index_values(cik, fam, self._rows[cik])
         self._aliases: dict[str, int] = {}
@@ -623,8 +628,10 @@ class EdgarGrounding:
                         continue
                     after, day, reason = ev
                     # a figure known before the cutoff supports a pre-cutoff date only when the claim
-                    # names no period of its own (a named period's own filing dates it) and no later date
-                    if after or (not refs and not names_date_after(text, cutoff)):
+                    # names no period of its own (a named period's own filing dates it) nor a later
+                    # date, and the table has the company's filings of the months after the cutoff
+                    covered = (self._last_filed.get(cik, cutoff) - cutoff).days >= SUPPORT_DAYS_AFTER
+                    if after or (covered and not refs and not names_date_after(text, cutoff)):
                         dated.append((day, reason))
         dated = dated or unmatched
         if not dated:

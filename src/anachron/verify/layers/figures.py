@@ -157,6 +157,27 @@ def parse_values(text: str) -> list[StatedValue]:
     return out
 
 
+#: A dollar amount without a scale word: "$27.34", "US$1,020.50" (not "$4.2 billion", "$500M").
+_UNSCALED_DOLLARS = re.compile(
+    r"(?:\bUS\s?|\bUSD\s?)?\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]*\d|\.\d)"
+    r"(?!\s*(?:trillion|billion|million|thousand|bil|mil|tn|bn|mn|mm|[tbmk])\b)",
+    re.I,
+)
+
+
+def parse_prices(text: str) -> list[StatedValue]:
+    """The unscaled dollar amounts of ``text`` ("$27.34", "US$1,020.50"; not "$4.2 billion"):
+    the candidates for a share price, as :func:`parse_values` reads them, in one pass."""
+    out = []
+    for m in _UNSCALED_DOLLARS.finditer(text):
+        digits = m[1].replace(",", "")
+        value = float(digits)
+        half, round_half = _precision(digits, 1.0)
+        per_share = value < 1000 or bool(_PER_SHARE.match(text, m.end()))
+        out.append(StatedValue(value, half, per_share, m[0].strip(), m.start(), hedged_before(text, m.start()), True, round_half))
+    return out
+
+
 @dataclass(frozen=True)
 class StatedPercent:
     """A percentage stated in a claim.

@@ -35,10 +35,11 @@ import pandas as pd
 
 from anachron.names import company_mention, mentioned_tickers
 from anachron.verify.dates import Period, find_periods, unquoted
-from anachron.verify.layers.figures import StatedPercent, StatedValue, mentions_move, parse_percents, parse_values
+from anachron.verify.layers.figures import StatedPercent, StatedValue, mentions_move, parse_percents, parse_prices
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _DIGIT = re.compile(r"\d")
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
 _LOWER_WORDS = re.compile(r"[a-z]+")
 #: Period kinds with calendar bounds (fiscal periods are another company's calendar).
 _CALENDAR_KINDS = ("day", "month", "quarter", "year")
@@ -48,12 +49,14 @@ _PRICE_CONTEXT = re.compile(
     r"\b(?:clos(?:e|ed|es|ing)|price[sd]?|trad(?:ed|es|ing)|opened|shares?|stocks?|(?:a|per)\s+share|quoted|"
     r"(?:at|to)\s+(?:a\s+)?(?:(?:record|new|fresh|multi-year|\d+-\w+)\s+)?(?:low|high|level)?\s*(?:of\s+)?(?=\$))", re.I
 )
-#: ... unless the words just before it make it another amount per share or a deal's value.
+#: ... unless the words just before it make it another amount per share or a deal's value (a
+#: lower-case noun at most three words before the figure: "a dividend of $0.77", "EPS of $2.10",
+#: "earnings per share rose to $3.10", "raised its price target to $300"; a capitalised "Target"
+#: or "Realty Income" is a name).
 _NOT_PRICE_BEFORE = re.compile(
-    r"\b(?:EPS|earn\w*|profits?|income|revenues?|sales|dividends?|payouts?|distributions?|targets?|buybacks?|"
-    r"repurchases?|offer(?:ed|s)?|bids?|deals?|tender|acquisitions?|acquire[ds]?|"
-    r"fines?|settlements?|loss(?:es)?|cash|debt|book\s+value|guidance|estimates?|forecasts?)\b[^$.;]{0,30}$",
-    re.I,
+    r"(?:\bEPS|(?<!price )\bper\s+share|\b(?-i:earn\w*|profits?|income|revenues?|sales|dividends?|payouts?|distributions?|targets?|"
+    r"buybacks?|repurchases?|offer(?:ed|s)?|bids?|deals?|tender|acquisitions?|acquire[ds]?|fines?|settlements?|"
+    r"loss(?:es)?|cash|debt|book\s+value|guidance|estimates?|forecasts?))\b(?:\s+[\w'’-]+){0,3}?\s*(?:US\s?|USD\s?)?$"
 )
 _NOT_PRICE_AFTER = re.compile(r"^\s*(?:a|per)\s+(?:diluted\s+)?share\s+(?:in\s+)?(?:profit|earnings|dividends?|loss|cash)", re.I)
 #: A percentage near these words is a share's move ...
@@ -75,10 +78,14 @@ _END_MARK = re.compile(r"\b(?:to|through|thru|until|till|by|and|ending|ended)\s+
 #: Tolerances of the outcome checks.
 RETURN_TOL_PP = 1.0
 PRICE_REL_TOL = 0.005
-#: A price matched against every close must be stated this exactly (half a unit of its last
-#: digit, an integer's trailing zeros counting as rounding, relative to it): "$27.34" is,
-#: "$27" or "$1,800" is not.
+#: A price matched against every close must be stated to the cent or this exactly (half a unit
+#: of its last digit, an integer's trailing zeros counting as rounding, relative to it):
+#: "$27.34" or "$4.09" is, "$27", "$27.3" or "$1,800" is not.
 PRICE_REL_PRECISION = 0.001
+#: A price seen only before the cutoff supports the claim's pre-cutoff date only when the table
+#: has the company's closes for at least this many days after the cutoff (else not meeting the
+#: price after the cutoff says nothing: the forecast task's cutoffs lie years after the table).
+PRICE_SUPPORT_DAYS_AFTER = 90
 #: A return matched over a named window: half a unit of its last digit plus this (points).
 RETURN_SLACK_PP = 0.01
 
@@ -164,16 +171,17 @@ def _returns(fact: str) -> list[StatedPercent]:
 
 def _price_figures(fact: str, dollars: list[StatedValue]) -> list[StatedValue]:
     """The dollar amounts of ``fact`` that state a share price exactly: in a claim about shares,
-    stock or trading, not hedged ("about $40"), stated to :data:`PRICE_REL_PRECISION`, and not
-    an amount per share of something else (EPS, a dividend, an offer)."""
+    stock or trading, not hedged ("about $40"), stated to the cent or to
+    :data:`PRICE_REL_PRECISION`, and not an amount per share of something else (EPS, a dividend,
+    an offer)."""
     if not dollars or not _PRICE_CONTEXT.search(fact):
         return []
     return [
         v
         for v in dollars
         if not v.hedged
-        and v.rel_precision <= PRICE_REL_PRECISION
-        and not _NOT_PRICE_BEFORE.search(fact[max(0, v.start - 60) : v.start])
+        and (v.half_unit <= 0.005 or v.rel_precision <= PRICE_REL_PRECISION)
+        and not _NOT_PRICE_BEFORE.search(fact[max(0, v.start - 40) : v.start])
         and not _NOT_PRICE_AFTER.match(fact[v.start + len(v.text) :])
     ]
 
@@ -199,8 +207,11 @@ class PriceGrounding:
     3. a share price: a stated price that equals (to its stated precision) the raw or adjusted
        close of the named company only on trading days after the cutoff, and on none before it
        in the table, did not exist before the cutoff: the claim is dated at the first such day,
-       whatever its dates say. A price that matches only days on or before the cutoff dates the
-       claim there (the first such day). A price that matches on both sides is no evidence;
+       whatever its dates say (unless the claim names a time before the table that none of
+       those days is in). A price that matches only days on or before the cutoff dates the claim
+       there (the first such day), when the claim names no later time and the table runs
+       :data:`PRICE_SUPPORT_DAYS_AFTER` days past the cutoff. A price that matches on both sides
+       is no evidence;
     4. a price on a named day: dated at that trading day (a non-trading day maps to the last
        trading day before it), with the close on that day in the reason.
     """
@@ -209,6 +220,8 @@ class PriceGrounding:
         df = prices[["ticker", "date", "close", "adj_close"]].copy()
         df["date"] = pd.to_datetime(df["date"]).dt.date
         df = df.sort_values(["ticker", "date"], kind="stable")
+        # proleptic Gregorian ordinals (date.toordinal) of the trading days, vectorised
+        df["ord"] = pd.to_datetime(df["date"]).to_numpy().astype("datetime64[D]").astype(np.int64) + _EPOCH_ORDINAL
         self._closes: dict[str, tuple[list[dt.date], np.ndarray]] = {}
         self._adj: dict[str, np.ndarray] = {}
         #: ticker -> (closes and adjusted closes ascending, their trading days as ordinals)
@@ -219,7 +232,7 @@ class PriceGrounding:
             adj = g["adj_close"].to_numpy(dtype=float)
             self._closes[str(ticker)] = (days, close)
             self._adj[str(ticker)] = adj
-            ords = np.fromiter((d.toordinal() for d in days), dtype=np.int64, count=len(days))
+            ords = g["ord"].to_numpy(dtype=np.int64)
             vals = np.concatenate([close, adj])
             ords2 = np.concatenate([ords, ords])
             keep = np.isfinite(vals)
@@ -309,7 +322,7 @@ class PriceGrounding:
         """
         percents = _returns(fact) if mentions_move(fact) else []
         # unscaled dollar amounts ("$27.34", not "$1.2 billion")
-        dollars = [v for v in parse_values(fact) if v.currency and v.half_unit <= 0.5] if "$" in fact else []
+        dollars = parse_prices(fact) if "$" in fact else []
         price_words = _PRICE_WORDS.search(fact) is not None
         if not (percents or dollars or price_words):
             return None  # no return, price or trading day to check
@@ -456,7 +469,14 @@ class PriceGrounding:
                         f"{len(after)} day(s)), on no day on or before it in the price table (from {first_day})",
                         category="A2",
                     )
-                if before and not after and on_day is None and not any(p.start > cutoff for p in periods):
+                last_day = self._closes[t][0][-1]
+                if (
+                    before
+                    and not after
+                    and on_day is None
+                    and (last_day - cutoff).days >= PRICE_SUPPORT_DAYS_AFTER
+                    and not any(p.start > cutoff for p in periods)
+                ):
                     return GroundedVerdict(
                         before[0],
                         f"stated {v.text} matches {t}'s close on {before[0]}, on or before the cutoff "
