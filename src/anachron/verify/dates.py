@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import calendar
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -397,9 +398,15 @@ def find_periods(text: str) -> list[Period]:
     "full-year 2019"; "early 2019", "mid-2019", "late March 2020", "the end of 2019"; and bare
     years. Impossible days ("2019-02-30") are skipped. A year that is part of a larger match is
     not reported again on its own. Dates without a year ("March 3") are
-    :func:`find_yearless`'s. Every pattern is linear in the length of ``text``.
+    :func:`find_yearless`'s. Every pattern is linear in the length of ``text``. Cached: the
+    layers and the categoriser read the same claim text several times.
     """
-    return _scan(text or "")
+    return list(_scan_cached(text or ""))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _scan_cached(text: str) -> tuple[Period, ...]:
+    return tuple(_scan(text))
 
 
 @dataclass(frozen=True)
