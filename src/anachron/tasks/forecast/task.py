@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
-from anachron.tasks.forecast import claims
+from anachron.tasks.forecast.claims import OUTCOME_NOUNS, outcome_rule
 from anachron.tasks.forecast.calibration import ForecastPlanter
 from anachron.tasks.forecast.dataset import SOURCE_TABLE, build_forecast_instances
 from anachron.tasks.forecast.grounding import make_forecast_grounding
@@ -22,9 +22,9 @@ class ForecastTask(ProbabilityTask):
     name = "forecast"
     prediction_aliases = ("probability", "probability_yes", "forecast")
     sources = (SOURCE_TABLE,)
-    outcome_nouns = claims.OUTCOME_NOUNS
+    outcome_nouns = OUTCOME_NOUNS
     # hooks implemented by the package's modules
-    outcome_rule = staticmethod(claims.outcome_rule)
+    outcome_rule = staticmethod(outcome_rule)
     make_grounding = staticmethod(make_forecast_grounding)
     build = staticmethod(build_forecast_instances)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
-from anachron.tasks.legal import claims
+from anachron.tasks.legal.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.legal.calibration import LegalPlanter
 from anachron.tasks.legal.checks import legal_overlap_problems
 from anachron.tasks.legal.dataset import OPTIONAL_TABLES, REQUIRED_TABLES, build_legal_instances
@@ -24,10 +24,10 @@ class LegalTask(ProbabilityTask):
     name = "legal"
     prediction_aliases = ("probability_petitioner", "probability", "p_petitioner")
     sources = REQUIRED_TABLES + OPTIONAL_TABLES
-    outcome_nouns = claims.OUTCOME_NOUNS
+    outcome_nouns = OUTCOME_NOUNS
     # hooks implemented by the package's modules
-    outcome_rule = staticmethod(claims.outcome_rule)
-    is_consequence = staticmethod(claims.is_consequence)
+    outcome_rule = staticmethod(outcome_rule)
+    is_consequence = staticmethod(is_consequence)
     overlap_problems = staticmethod(legal_overlap_problems)
     build = staticmethod(build_legal_instances)
 

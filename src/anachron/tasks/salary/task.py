@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
-from anachron.tasks.salary import claims
+from anachron.tasks.salary.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.salary.calibration import SalaryPlanter
 from anachron.tasks.salary.checks import salary_overlap
 from anachron.tasks.salary.dataset import SOURCE_TABLES, build_salary_instances
@@ -85,10 +85,10 @@ class SalaryTask(Task):
     name = "salary"
     prediction_aliases = ("predicted_salary", "predicted_aav", "aav", "salary")
     sources = SOURCE_TABLES
-    outcome_nouns = claims.OUTCOME_NOUNS
+    outcome_nouns = OUTCOME_NOUNS
     # hooks implemented by the package's modules
-    outcome_rule = staticmethod(claims.outcome_rule)
-    is_consequence = staticmethod(claims.is_consequence)
+    outcome_rule = staticmethod(outcome_rule)
+    is_consequence = staticmethod(is_consequence)
     overlap_problems = staticmethod(salary_overlap)
     build = staticmethod(build_salary_instances)
 

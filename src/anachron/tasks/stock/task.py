@@ -11,7 +11,7 @@ from scipy.stats import spearmanr
 from anachron.errors import ConfigError
 from anachron.sources.paths import PRICES, PRICES_MANIFEST, SP500_MANIFEST, SP500_MEMBERSHIP, SP500_SECTORS
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
-from anachron.tasks.stock import claims
+from anachron.tasks.stock.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.stock.calibration import StockPlanter
 from anachron.tasks.stock.checks import stock_overlap
 from anachron.tasks.stock.dataset import build_stock_instances
@@ -63,12 +63,12 @@ class StockTask(Task):
 
     name = "stock"
     prediction_aliases = ("ranking",)
-    outcome_nouns = claims.OUTCOME_NOUNS
+    outcome_nouns = OUTCOME_NOUNS
     rag_query_counts = (7, 12)  # TEMPO App. F.2 / I.2: stock benefits from more, diverse queries
     rag_query_aspects = QUERY_ASPECTS
     # hooks implemented by the package's modules
-    outcome_rule = staticmethod(claims.outcome_rule)
-    is_consequence = staticmethod(claims.is_consequence)
+    outcome_rule = staticmethod(outcome_rule)
+    is_consequence = staticmethod(is_consequence)
     overlap_problems = staticmethod(stock_overlap)
     make_grounding = staticmethod(make_stock_grounding)
 
