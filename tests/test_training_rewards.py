@@ -11,15 +11,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from anachron.store.schema import (
-    PARSE_BAD_PREDICTION,
-    PARSE_EMPTY,
-    PARSE_NOT_JSON,
-    PARSE_OK,
-    PARSE_OK_BRACES,
-    PARSE_OK_FENCED,
-    PARSE_SCHEMA_ERROR,
-)
+from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE
+from anachron.store.schema import PARSE_BAD_PREDICTION, PARSE_EMPTY, PARSE_NOT_JSON, PARSE_OK, PARSE_SCHEMA_ERROR
 from anachron.training.rewards import (
     CompletionScore,
     GroupResult,
@@ -39,11 +32,11 @@ from anachron.training.rewards import (
 from conftest import REPO
 
 CFG = RewardConfig()
-STATUSES = (PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION, PARSE_SCHEMA_ERROR, PARSE_NOT_JSON, PARSE_EMPTY)
+STATUSES = (*sorted(EVIDENCE_USABLE), PARSE_SCHEMA_ERROR, PARSE_NOT_JSON, PARSE_EMPTY)
 
 
 def sc(iid="a", *, status=PARSE_OK, c=0, n=8, cov=1.0, words=120, perf=0.8, overlong=False, rleaks=0) -> CompletionScore:
-    if status not in (PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES):
+    if status not in PREDICTION_USABLE:
         perf = math.nan
     return CompletionScore(iid, status, c, n, cov, words, perf, overlong, rleaks)
 
