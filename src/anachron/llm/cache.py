@@ -2,7 +2,8 @@
 
 A call's key is the SHA-256 of the canonical JSON of exactly: provider, model id,
 messages, decoding parameters, response schema (plus the order of its properties,
-which shapes generation) and sample index. Anything else
+which shapes generation), sample index and, for a model run with a LoRA adapter, the adapter's
+content digest (absent otherwise, so keys of plain models never changed). Anything else
 (retry and timeout settings, concurrency, the endpoint URL, the API key, the
 request's ``tag``) is left out, so re-running with other operational settings
 hits the same entries, and dict key order never changes a key.
@@ -119,6 +120,7 @@ def cache_key(
     params: dict[str, Any] | None,
     response_schema: dict[str, Any] | None,
     sample_index: int = 0,
+    adapter: str | None = None,
 ) -> str:
     """Content address of one chat completion: 64 lowercase hex characters (SHA-256).
 
@@ -131,6 +133,9 @@ def cache_key(
         response_schema: JSON Schema dict or ``None``; key order does not matter, except the
             order of names inside ``properties`` (see :func:`schema_property_order`).
         sample_index: index of the independent sample (0, 1, ...).
+        adapter: content digest of the LoRA adapter applied to the model (``"sha256:<hex>"``), or
+            ``None`` for the plain model; only a non-``None`` value enters the payload, so keys
+            without an adapter are the same as before adapters existed.
 
     Raises:
         ValueError: on an unknown parameter (see :func:`decoding_params`) or a non-JSON value.
@@ -145,6 +150,8 @@ def cache_key(
         "schema_property_order": schema_property_order(response_schema),
         "sample_index": int(sample_index),
     }
+    if adapter is not None:
+        payload["adapter"] = adapter
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 

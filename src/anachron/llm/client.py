@@ -20,7 +20,8 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 from tqdm import tqdm
 
-from anachron.errors import AnachronError
+from anachron.errors import AnachronError, ConfigError
+from anachron.io import sha256_file
 from anachron.llm.cache import LLMCache, cache_key
 from anachron.llm.providers import Provider, effective_params, error_text, make_provider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
@@ -138,11 +139,33 @@ class LLMClient:
         self.provider = provider if provider is not None else make_provider(spec)
         self._loop_state: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore, dict[str, asyncio.Future]]] = {}
         self._state_lock = threading.Lock()
+        self._adapter_digest: str | None = None
+
+    @property
+    def adapter_digest(self) -> str | None:
+        """``"sha256:<hex>"`` of the LoRA adapter file (``spec.lora_path``), or ``None`` without one.
+
+        Read once per client (the first key computed), so the file must not change during a run.
+
+        Raises:
+            ConfigError: the adapter file does not exist (naming ``models.<name>.lora_path``).
+        """
+        path = self.spec.adapter_path
+        if path is None:
+            return None
+        if self._adapter_digest is None:
+            problem = self.spec.adapter_problem()
+            if problem:
+                raise ConfigError(problem)
+            self._adapter_digest = "sha256:" + sha256_file(path)
+        return self._adapter_digest
 
     def key_for(self, request: ChatRequest) -> str:
-        """The cache key of ``request`` for this model (spec params merged with request params).
+        """The cache key of ``request`` for this model (spec params merged with request params;
+        the adapter's digest when the spec has a ``lora_path``).
 
-        Raises ``ValueError`` on an unknown decoding parameter.
+        Raises ``ValueError`` on an unknown decoding parameter and ``ConfigError`` for a missing
+        adapter file.
         """
         return cache_key(
             self.spec.provider,
@@ -151,6 +174,7 @@ class LLMClient:
             effective_params(self.spec, request),
             request.response_schema,
             request.sample_index,
+            adapter=self.adapter_digest,
         )
 
     def _state(self) -> tuple[asyncio.Semaphore, dict[str, asyncio.Future]]:
@@ -220,6 +244,7 @@ class LLMClient:
                         "cache_key": key,
                         "provider": self.spec.provider,
                         "model": self.spec.model_id,
+                        **({"adapter": self.adapter_digest} if self.spec.lora_path else {}),
                         "text": result.text,
                         "prompt_tokens": result.prompt_tokens,
                         "completion_tokens": result.completion_tokens,

