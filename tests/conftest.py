@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -71,3 +73,116 @@ def write_fixture_snapshot(root: Path, seed: int = 7) -> Path:
 @pytest.fixture(scope="session")
 def fixture_snapshot(tmp_path_factory) -> Path:
     return write_fixture_snapshot(tmp_path_factory.mktemp("snapshots"))
+
+
+# -- a tiny random Llama as a GGUF (TEMPO training and adapter tests; never the real weights) --
+
+#: Whether the ``train`` extra (and the tokenizer library it brings) is installed.
+HAS_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "trl", "peft", "gguf", "tokenizers"))
+TINY_LAYERS = 2
+TINY_TEXT = "the court ruled on the case in 2019"
+
+def _tiny_tokenizer_json(path: Path) -> dict:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+    )
+    tok.train_from_iterator([TINY_TEXT, '{"evidence": [{"id": 1, "fact": "x", "source_date": "2019-01-01"}], "reasoning": "[1]", "prediction": 0.5}', "stocks rose after the earnings report"] * 5, trainer)
+    tok.save(str(path))
+    return json.loads(path.read_text())
+
+
+#: HF Llama module -> GGUF tensor name inside block i.
+_GGUF_BLOCK_NAMES = {
+    "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
+}
+
+
+def write_tiny_gguf(path: Path, seed: int = 0) -> Path:
+    """A random float32 Llama (hidden 64, 2 layers, 4 heads / 2 KV heads, vocab 300) as a GGUF with a
+    byte-level BPE tokenizer, written with gguf's writer in the layout of the SmolLM2 GGUF."""
+    import gguf
+    import torch
+
+    tj = _tiny_tokenizer_json(path.with_suffix(".tokenizer.json"))
+    vocab = tj["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.get)
+    gen = torch.Generator().manual_seed(seed)
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_name("tiny")
+    w.add_context_length(256)
+    w.add_embedding_length(64)
+    w.add_block_count(TINY_LAYERS)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_head_count_kv(2)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_rope_freq_base(10000.0)
+    w.add_vocab_size(len(tokens))
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("default")
+    w.add_token_list(tokens)
+    w.add_token_types([3 if t.startswith("<|") else 1 for t in tokens])
+    w.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in tj["model"]["merges"]])
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_pad_token_id(2)
+    w.add_unk_token_id(0)
+    w.add_chat_template(  # ChatML, as SmolLM2's
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+
+    def rand(*shape: int):
+        return (torch.randn(*shape, generator=gen) * 0.1).numpy()
+
+    w.add_tensor("token_embd.weight", rand(len(tokens), 64))
+    w.add_tensor("output_norm.weight", (1 + rand(64)).astype("float32"))
+    shapes = {"attn_q": (64, 64), "attn_k": (32, 64), "attn_v": (32, 64), "attn_output": (64, 64),
+              "ffn_gate": (128, 64), "ffn_up": (128, 64), "ffn_down": (64, 128), "attn_norm": (64,), "ffn_norm": (64,)}
+    for i in range(TINY_LAYERS):
+        for name in _GGUF_BLOCK_NAMES.values():
+            t = rand(*shapes[name])
+            w.add_tensor(f"blk.{i}.{name}.weight", (1 + t) if name.endswith("norm") else t)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+
+@pytest.fixture(scope="session")
+def torch_1thread():
+    """torch limited to one thread for the session's tiny-model tests."""
+    torch = pytest.importorskip("torch")
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield torch
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory, torch_1thread):
+    """``(gguf_path, export_dir)`` of the tiny model: written as a GGUF, exported once per session
+    with :func:`anachron.training.weights.export_base_model` (the real export path)."""
+    if not HAS_TRAIN:
+        pytest.skip("needs the train extra (pip install -e '.[train]')")
+    from anachron.training.weights import export_base_model
+
+    root = tmp_path_factory.mktemp("tiny")
+    gguf_path = write_tiny_gguf(root / "tiny.gguf")
+    return gguf_path, export_base_model(gguf_path, root / "base")
+
+
+@pytest.fixture(scope="session")
+def tiny_base_dir(tiny_model):
+    """The tiny model's transformers weights (safetensors + tokenizer + chat template)."""
+    return tiny_model[1]

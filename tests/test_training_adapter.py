@@ -33,14 +33,12 @@ from anachron.training import extra as extra_mod
 from anachron.training.export import CONVERTER_DIR_ENV, llama_cpp_converter, lora_to_gguf
 from anachron.training.extra import require_training_extra, training_extra_problems
 from anachron.training.weights import MANIFEST_NAME, base_manifest, export_base_model, load_base_model
+from conftest import HAS_TRAIN, TINY_LAYERS as N_LAYERS, TINY_TEXT as TEXT, write_tiny_gguf
 
-HAS_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "peft", "gguf", "tokenizers"))
 needs_train = pytest.mark.skipif(not HAS_TRAIN, reason="needs the training extra (pip install -e '.[train]')")
 needs_llama = pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="needs llama-cpp-python")
 
 TARGETS = ("q_proj", "v_proj")
-N_LAYERS = 2
-TEXT = "the court ruled on the case in 2019"
 
 
 # ---------------------------------------------------------------- the training extra
@@ -158,102 +156,11 @@ def test_provider_hands_the_adapter_to_llama_cpp(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- tiny model fixtures
 
-def _tiny_tokenizer_json(path: Path) -> dict:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
-    )
-    tok.train_from_iterator([TEXT, "stocks rose after the earnings report"] * 5, trainer)
-    tok.save(str(path))
-    return json.loads(path.read_text())
-
-
-#: HF Llama module -> GGUF tensor name inside block i.
-_GGUF_BLOCK_NAMES = {
-    "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
-    "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
-    "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
-}
-
-
-def write_tiny_gguf(path: Path, seed: int = 0) -> Path:
-    """A random float32 Llama (hidden 64, 2 layers, 4 heads / 2 KV heads, vocab 300) as a GGUF with a
-    byte-level BPE tokenizer, written with gguf's writer in the layout of the SmolLM2 GGUF."""
-    import gguf
-    import torch
-
-    tj = _tiny_tokenizer_json(path.with_suffix(".tokenizer.json"))
-    vocab = tj["model"]["vocab"]
-    tokens = sorted(vocab, key=vocab.get)
-    gen = torch.Generator().manual_seed(seed)
-    w = gguf.GGUFWriter(str(path), "llama")
-    w.add_name("tiny")
-    w.add_context_length(256)
-    w.add_embedding_length(64)
-    w.add_block_count(N_LAYERS)
-    w.add_feed_forward_length(128)
-    w.add_head_count(4)
-    w.add_head_count_kv(2)
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_rope_freq_base(10000.0)
-    w.add_vocab_size(len(tokens))
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("default")
-    w.add_token_list(tokens)
-    w.add_token_types([3 if t.startswith("<|") else 1 for t in tokens])
-    w.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in tj["model"]["merges"]])
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_pad_token_id(2)
-    w.add_unk_token_id(0)
-
-    def rand(*shape: int):
-        return (torch.randn(*shape, generator=gen) * 0.1).numpy()
-
-    w.add_tensor("token_embd.weight", rand(len(tokens), 64))
-    w.add_tensor("output_norm.weight", (1 + rand(64)).astype("float32"))
-    shapes = {"attn_q": (64, 64), "attn_k": (32, 64), "attn_v": (32, 64), "attn_output": (64, 64),
-              "ffn_gate": (128, 64), "ffn_up": (128, 64), "ffn_down": (64, 128), "attn_norm": (64,), "ffn_norm": (64,)}
-    for i in range(N_LAYERS):
-        for name in _GGUF_BLOCK_NAMES.values():
-            t = rand(*shapes[name])
-            w.add_tensor(f"blk.{i}.{name}.weight", (1 + t) if name.endswith("norm") else t)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
-
-
-@pytest.fixture(scope="module")
-def torch_1thread():
-    torch = pytest.importorskip("torch")
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield torch
-    torch.set_num_threads(n)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory, torch_1thread):
-    """``(gguf_path, export_dir)`` of the tiny model, exported once for the module."""
-    if not HAS_TRAIN:
-        pytest.skip("needs the training extra")
-    root = tmp_path_factory.mktemp("tiny")
-    gguf_path = write_tiny_gguf(root / "tiny.gguf")
-    return gguf_path, export_base_model(gguf_path, root / "base")
-
-
 # ---------------------------------------------------------------- base-model export
 
 @needs_train
-def test_export_writes_a_reloadable_float32_model(tiny):
-    gguf_path, base = tiny
+def test_export_writes_a_reloadable_float32_model(tiny_model):
+    gguf_path, base = tiny_model
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -274,8 +181,8 @@ def test_export_writes_a_reloadable_float32_model(tiny):
 
 
 @needs_train
-def test_export_is_skipped_when_up_to_date_and_redone_for_another_gguf(tiny, tmp_path, monkeypatch):
-    gguf_path, base = tiny
+def test_export_is_skipped_when_up_to_date_and_redone_for_another_gguf(tiny_model, tmp_path, monkeypatch):
+    gguf_path, base = tiny_model
     out = tmp_path / "base"
     shutil.copytree(base, out)
     import transformers
@@ -294,8 +201,8 @@ def test_export_is_skipped_when_up_to_date_and_redone_for_another_gguf(tiny, tmp
 
 
 @needs_train
-def test_interrupted_export_leaves_nothing(tiny, tmp_path, monkeypatch):
-    gguf_path, _ = tiny
+def test_interrupted_export_leaves_nothing(tiny_model, tmp_path, monkeypatch):
+    gguf_path, _ = tiny_model
     import transformers
 
     def boom(self, *a, **k):
@@ -309,8 +216,8 @@ def test_interrupted_export_leaves_nothing(tiny, tmp_path, monkeypatch):
 
 
 @needs_train
-def test_export_refuses_bad_inputs(tiny, tmp_path):
-    gguf_path, base = tiny
+def test_export_refuses_bad_inputs(tiny_model, tmp_path):
+    gguf_path, base = tiny_model
     with pytest.raises(ConfigError, match=r"not found at .*missing\.gguf.*gguf_path"):
         export_base_model(tmp_path / "missing.gguf", tmp_path / "out")
     foreign = tmp_path / "foreign"
@@ -434,13 +341,13 @@ def converter_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny_lora(tiny, tmp_path_factory):
+def tiny_lora(tiny_model, tmp_path_factory):
     """A PEFT LoRA (r=4, alpha=8, q_proj + v_proj) on the exported tiny model, with random B so it
     changes the outputs: ``(adapter_dir, peft_model)``."""
     import torch
     from peft import LoraConfig, get_peft_model
 
-    _, base = tiny
+    _, base = tiny_model
     model, _ = load_base_model(base)
     torch.manual_seed(1)
     peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=list(TARGETS), lora_dropout=0.0))
@@ -456,10 +363,10 @@ def tiny_lora(tiny, tmp_path_factory):
 
 @pytest.mark.slow
 @needs_train
-def test_lora_to_gguf_writes_a_llama_cpp_lora_adapter(tiny, tiny_lora, converter_dir, tmp_path):
+def test_lora_to_gguf_writes_a_llama_cpp_lora_adapter(tiny_model, tiny_lora, converter_dir, tmp_path):
     import gguf
 
-    _, base = tiny
+    _, base = tiny_model
     adapter, _ = tiny_lora
     out = lora_to_gguf(adapter, base, tmp_path / "adapter.gguf", converter_dir=converter_dir)
     reader = gguf.GGUFReader(str(out))
@@ -475,8 +382,8 @@ def test_lora_to_gguf_writes_a_llama_cpp_lora_adapter(tiny, tiny_lora, converter
 
 @pytest.mark.slow
 @needs_train
-def test_converter_failure_carries_its_output(tiny, tiny_lora, converter_dir, tmp_path):
-    _, base = tiny
+def test_converter_failure_carries_its_output(tiny_model, tiny_lora, converter_dir, tmp_path):
+    _, base = tiny_model
     adapter, _ = tiny_lora
     odd = tmp_path / "odd_base"
     odd.mkdir()
@@ -490,13 +397,13 @@ def test_converter_failure_carries_its_output(tiny, tiny_lora, converter_dir, tm
 @pytest.mark.slow
 @needs_train
 @needs_llama
-def test_llama_cpp_with_the_adapter_matches_peft(tiny, tiny_lora, converter_dir, tmp_path):
+def test_llama_cpp_with_the_adapter_matches_peft(tiny_model, tiny_lora, converter_dir, tmp_path):
     """The whole chain: GGUF -> export -> PEFT LoRA -> GGUF adapter -> llama.cpp gives PEFT's logits."""
     import numpy as np
     import torch
     from llama_cpp import Llama
 
-    gguf_path, base = tiny
+    gguf_path, base = tiny_model
     adapter, peft_model = tiny_lora
     lora = lora_to_gguf(adapter, base, tmp_path / "adapter.gguf", converter_dir=converter_dir)
     _, tokenizer = load_base_model(base)

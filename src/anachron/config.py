@@ -174,8 +174,36 @@ def check_ready(config: dict[str, Any]) -> None:
             check_provider_ready(model_spec(config, name))
         except ConfigError as exc:
             problems.append(str(exc))
+    if "tempo" in config["run"]["methods"]:
+        problems.extend(training_problems(config))
     if problems:
         raise ConfigError("\n".join(problems))
+
+
+def training_problems(config: dict[str, Any]) -> list[str]:
+    """What stops TEMPO training (method ``tempo`` in run.methods) before any job starts.
+
+    The ``train`` extra must be installed; an ``openai/`` model needs ``models.<m>.hf_path`` (the
+    weights to train, a local directory) and ``methods.tempo.served_names.<m>`` (the adapter's name
+    on the endpoint); a ``local/`` model trains on the weights exported from its GGUF.
+    """
+    from anachron.training.extra import training_extra_problems
+
+    problems = list(training_extra_problems())
+    served = config["methods"].get("tempo", {}).get("served_names", {})
+    for name in config["run"]["models"]:
+        m = config["models"][name]
+        provider = m["model"].split("/", 1)[0]
+        if provider == "openai":
+            if not m.get("hf_path"):
+                problems.append(f"method tempo trains model '{name}' from local weights: set models.{name}.hf_path")
+            elif not Path(m["hf_path"]).expanduser().is_dir():
+                problems.append(f"models.{name}.hf_path: no directory {m['hf_path']}")
+            if name not in served:
+                problems.append(f"method tempo on model '{name}' needs methods.tempo.served_names.{name} (the adapter's name on the endpoint)")
+        elif provider == "mock":
+            problems.append(f"method tempo cannot train the mock model '{name}' (no weights)")
+    return problems
 
 
 def _sec_user_agent() -> str:

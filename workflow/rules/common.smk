@@ -69,11 +69,28 @@ def corpus_inputs(wildcards):
 
 
 def method_inputs(wildcards):
-    """Inputs of run_method: the instances, the dataset check, and the corpus for retrieval methods."""
+    """Inputs of run_method: the instances, the dataset check, the corpus for retrieval methods,
+    and for tempo the trained adapter (GGUF for a local/ model, the PEFT directory otherwise)."""
     inputs = {"instances": f"results/datasets/{wildcards.task}.parquet", "report": "results/datasets/report.md"}
     if wildcards.method in RETRIEVAL_METHODS:
         inputs["index"] = "results/corpus/bm25"
         inputs["entities"] = "results/corpus/entities.parquet"
+    if wildcards.method == "tempo":
+        local = config["models"][wildcards.model]["model"].startswith("local/")
+        inputs["adapter"] = f"results/training/{wildcards.model}/{wildcards.task}/adapter" + (".gguf" if local else "")
+    return inputs
+
+
+#: (task, model) pairs that get a TEMPO adapter: every run of method tempo.
+TRAINING_RUNS = sorted({(t, mo) for t, m, mo in RUNS if m == "tempo"})
+
+
+def training_inputs(wildcards):
+    """Inputs of train_tempo besides the instances: the base weights of a local/ model (exported
+    from its GGUF; an openai/ model's models.<m>.hf_path is read in place) and the task's grounding data."""
+    inputs = dict(grounding_inputs(wildcards))
+    if config["models"][wildcards.model]["model"].startswith("local/") and not config["models"][wildcards.model].get("hf_path"):
+        inputs["base"] = f"data/models/{wildcards.model}/base"
     return inputs
 
 

@@ -81,6 +81,7 @@ rule load_results:
         shapley_calls=[f"results/shapley/{t}/{m}/{mo}.calls.parquet" for t, m, mo in SHAPLEY_RUNS],
         calibration="results/calibration/calibration.parquet",
         planted="results/calibration/planted.parquet",
+        training_log=[f"results/training/{mo}/{t}/log.parquet" for t, mo in TRAINING_RUNS],
     output:
         db="results/results.duckdb",
     params:

@@ -19,6 +19,7 @@ with log_to(sm.log[0]) as log:
         shapley=list(sm.input.shapley),
         calibration=[sm.input.calibration],
         planted=[sm.input.planted],
+        training_log=list(sm.input.training_log),
         bootstrap=dict(sm.params.bootstrap),
     )
     log.info("wrote %s: %s", sm.output.db, counts)

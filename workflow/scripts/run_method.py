@@ -24,6 +24,7 @@ with log_to(sm.log[0]) as log:
         sample=sm.params.sample,
         seed=sm.params.seed,
         retrieval=retrieval,
+        adapter=sm.input.adapter if "adapter" in sm.input.keys() else None,
     )
     write_parquet(run, sm.output.run)
     write_parquet(calls, sm.output.calls)

@@ -50,6 +50,8 @@ class ModelSpec(BaseModel):
             SHA-256 of the file's content is part of every cache key of this model, so a
             retrained adapter never reuses the answers of an older one (and a model without an
             adapter keeps its keys).
+        hf_path: a local directory of the model's transformers weights, used only by TEMPO training
+            (``None``: a local model trains on the weights exported from its GGUF).
         n_ctx: context window of the local model, in tokens.
         n_threads: CPU threads for the local model; ``None`` means ``os.cpu_count()``.
         concurrency: maximum number of provider calls in flight at once for this model.
@@ -75,6 +77,7 @@ class ModelSpec(BaseModel):
     api_key_env: str | None = "ANACHRON_API_KEY"
     gguf_path: str | None = None
     lora_path: str | None = None
+    hf_path: str | None = None
     n_ctx: int = Field(default=4096, gt=0)
     n_threads: int | None = Field(default=None, gt=0)
     concurrency: int = Field(default=4, gt=0)

@@ -13,6 +13,7 @@ METHODS = {
     "rag_unrestricted": "anachron.methods.rag:run_rag_unrestricted",
     "self_correction": "anachron.methods.supervised:run_self_correction",
     "timespec": "anachron.methods.supervised:run_timespec",
+    "tempo": "anachron.methods.tempo:run_tempo",
 }
 #: Methods that search the date-stamped corpus (they get ``search`` and ``entity_validity``).
 RETRIEVAL_METHODS = frozenset({"rag", "rag_unrestricted", "timespec"})

@@ -70,6 +70,7 @@ def run_method(
     sample: int | None,
     seed: int,
     retrieval: dict[str, Any] | None = None,
+    adapter: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Run a method and return (run table, call log, tool-call log, run metadata).
 
@@ -80,10 +81,22 @@ def run_method(
 
     ``retrieval`` (for retrieval methods): ``{"index": dir, "entities": parquet,
     "backend": "bm25" | "live", "live": {...}}``.
+
+    ``adapter`` (method ``tempo``): the trained adapter of the task (GGUF for a ``local/`` model),
+    applied by :func:`anachron.methods.tempo.tempo_model_config`; ``method_config`` then may hold
+    ``served_names`` (not passed to the method).
     """
     started = utc_now()
     task = get_task(task_name)
     method = get_method(method_name)
+    method_config = dict(method_config)
+    served_names = method_config.pop("served_names", None)
+    if method_name == "tempo":
+        from anachron.methods.tempo import tempo_model_config
+
+        if adapter is None:
+            raise ValueError("method tempo needs the trained adapter (rule train_tempo)")
+        model_config = tempo_model_config(model_name, model_config, adapter, task_name, served_names)
     spec = ModelSpec(name=model_name, **model_config)
     chosen = sample_instances(instances, splits, sample, seed)
     log.info("%s/%s/%s: %d instances (splits %s, sample %s)", task_name, method_name, model_name, len(chosen), splits, sample)

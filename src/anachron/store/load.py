@@ -102,6 +102,7 @@ def write_database(
     shapley: Paths = (),
     calibration: Paths = (),
     planted: Paths = (),
+    training_log: Paths = (),
     bootstrap: dict | None = None,
 ) -> dict[str, int]:
     """Build ``results.duckdb`` from the workflow's Parquet/JSON outputs, atomically.
@@ -112,6 +113,7 @@ def write_database(
             per table (tool calls: empty files for methods that do not search).
         claim_shapley, shapley: Parquet files of the shapley rule (φ per claim; per instance).
         calibration, planted: Parquet files of the calibrate_verifier rule.
+        training_log: Parquet logs of the train_tempo rule (one per model and task).
         run_meta: run metadata JSON files (one per task/method/model).
         bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
 
@@ -133,6 +135,7 @@ def write_database(
         "shapley": shapley,
         "calibration": calibration,
         "planted_claims": planted,
+        "training_log": training_log,
     }
     with atomic_path(path) as tmp:
         tmp.unlink()  # duckdb creates the file itself

@@ -370,6 +370,39 @@ METRICS = Table(
     ),
 )
 
+TRAINING_LOG = Table(
+    "training_log",
+    "TEMPO training, one row per (model, task, step) (rule train_tempo; docs/methods.md#tempo): the step's reward "
+    "statistics (groups, fraction in performance mode, mean strict leak count, mean and sd of the reward, parse "
+    "failures), the trainer's loss / KL / learning rate, and at validation steps the greedy validation OLR, strict "
+    "OLR, Perf, Cov and parse rate (step 0: the base model). ``checkpoint`` is 'base', or 'best' where the adapter "
+    "kept as best was saved.",
+    (
+        ("model", VARCHAR),
+        ("task", VARCHAR),
+        ("step", BIGINT),
+        ("n_groups", BIGINT),
+        ("n_failed_groups", BIGINT),
+        ("perf_mode_fraction", DOUBLE),
+        ("mean_leak", DOUBLE),
+        ("mean_reward", DOUBLE),
+        ("reward_std", DOUBLE),
+        ("parse_fail_rate", DOUBLE),
+        ("loss", DOUBLE),
+        ("kl", DOUBLE),
+        ("learning_rate", DOUBLE),
+        ("val_n", BIGINT),
+        ("val_olr", DOUBLE),
+        ("val_olr_strict", DOUBLE),
+        ("val_perf", DOUBLE),
+        ("val_cov", DOUBLE),
+        ("val_parse_rate", DOUBLE),
+        ("val_mean_leak", DOUBLE),
+        ("checkpoint", VARCHAR),
+        ("wall_s", DOUBLE),
+    ),
+)
+
 #: Every table of ``results.duckdb``, in creation order.
 SCHEMA: dict[str, Table] = {
     t.name: t
@@ -386,6 +419,7 @@ SCHEMA: dict[str, Table] = {
         SHAPLEY,
         CALIBRATION,
         PLANTED_CLAIMS,
+        TRAINING_LOG,
         METRICS,
     )
 }
@@ -437,3 +471,5 @@ FROM metrics
 GROUP BY task, method, model, split
 ORDER BY task, method, model, split
 """
+#: Columns of a TEMPO training log (``results/training/{model}/{task}/log.parquet``).
+TRAINING_LOG_COLUMNS = TRAINING_LOG.names

@@ -1,0 +1,92 @@
+# TEMPO training (docs/methods.md#tempo): base weights, GRPO + LoRA per (model, task), the adapter
+# in GGUF for the llama.cpp provider, and the training figure. Reached only through method tempo
+# (run.methods) or the `tempo` target; needs the train extra (pip install -e '.[train]').
+
+
+rule prepare_base_model:
+    # transformers weights of a local/ GGUF model (dequantized once, safetensors)
+    output:
+        base=directory("data/models/{model}/base"),
+    params:
+        model_config=lambda wildcards: config["models"][wildcards.model],
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/prepare_base_model/{model}.log",
+    script:
+        "../scripts/prepare_base_model.py"
+
+
+rule fetch_lora_converter:
+    # llama.cpp's convert_lora_to_gguf.py, from the llama-cpp-python sdist that matches the installed version
+    output:
+        converter=directory("data/tools/llama.cpp"),
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/fetch_lora_converter.log",
+    script:
+        "../scripts/fetch_lora_converter.py"
+
+
+rule train_tempo:
+    input:
+        unpack(training_inputs),
+        instances="results/datasets/{task}.parquet",
+        report="results/datasets/report.md",
+    output:
+        adapter=directory("results/training/{model}/{task}/adapter"),
+        log="results/training/{model}/{task}/log.parquet",
+        summary="results/training/{model}/{task}/summary.json",
+    params:
+        training=config["training"],
+        model_config=lambda wildcards: config["models"][wildcards.model],
+        layers=[x for x in config["verify"]["layers"] if x != "llm"],
+        leak_on_same_day=config["leak_on_same_day"],
+    threads: workflow.cores
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/train_tempo/{model}/{task}.log",
+    benchmark:
+        "benchmarks/out/train_tempo/{model}/{task}.tsv"
+    script:
+        "../scripts/train_tempo.py"
+
+
+rule adapter_gguf:
+    # the adapter for llama.cpp (models.<m>.lora_path at inference)
+    input:
+        adapter="results/training/{model}/{task}/adapter",
+        base="data/models/{model}/base",
+        converter="data/tools/llama.cpp",
+    output:
+        gguf="results/training/{model}/{task}/adapter.gguf",
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/adapter_gguf/{model}/{task}.log",
+    script:
+        "../scripts/adapter_gguf.py"
+
+
+rule plot_training:
+    input:
+        logs=[f"results/training/{mo}/{t}/log.parquet" for t, mo in TRAINING_RUNS],
+    output:
+        png="results/figures/training.png",
+        pdf="results/figures/training.pdf",
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/plot_training.log",
+    script:
+        "../scripts/plot_training.py"
+
+
+rule tempo:
+    # `snakemake tempo --configfile config/tempo-cpu.yaml`: train, then evaluate tempo beside the other methods
+    input:
+        "results/figures/training.png",
+        "results/tables/main.md",
+        "results/results.duckdb",
