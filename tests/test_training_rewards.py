@@ -35,10 +35,12 @@ CFG = RewardConfig()
 STATUSES = (*sorted(EVIDENCE_USABLE), PARSE_SCHEMA_ERROR, PARSE_NOT_JSON, PARSE_EMPTY)
 
 
-def sc(iid="a", *, status=PARSE_OK, c=0, n=8, cov=1.0, words=120, perf=0.8, overlong=False, rleaks=0) -> CompletionScore:
+def sc(iid="a", *, status=PARSE_OK, c=0, n=8, cov=1.0, words=120, perf=0.8, overlong=False, rleaks=0, recovered=None) -> CompletionScore:
     if status not in PREDICTION_USABLE:
         perf = math.nan
-    return CompletionScore(iid, status, c, n, cov, words, perf, overlong, rleaks)
+    if recovered is None:  # a cut-off answer with complete evidence items in it, unless said otherwise
+        recovered = 2 if overlong and status not in EVIDENCE_USABLE else 0
+    return CompletionScore(iid, status, c, n, cov, words, perf, overlong, rleaks, recovered)
 
 
 def degenerate(iid="a", **kw) -> CompletionScore:
@@ -69,7 +71,8 @@ def test_completion_score_properties():
     assert not nm.valid and nm.evidence_usable and nm.near_miss
     d = degenerate()
     assert not d.valid and not d.evidence_usable and not d.near_miss
-    assert degenerate(overlong=True).near_miss  # cut off at the token limit
+    assert degenerate(overlong=True).near_miss  # cut off at the token limit after complete evidence items
+    assert not degenerate(overlong=True, recovered=0).near_miss  # cut off with nothing well-formed: degenerate
     assert sc(overlong=True).valid and not sc(overlong=True).near_miss
 
 

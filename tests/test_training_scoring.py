@@ -106,7 +106,7 @@ def test_garbage_text_is_a_parse_status_not_a_crash(instances):
     assert [s.parse_status for s in scores[:3]] == [PARSE_NOT_JSON, PARSE_EMPTY, PARSE_EMPTY]
     assert not any(s.valid for s in scores) and all(math.isnan(s.perf) for s in scores)
     assert all(s.leak_count == 0 and s.n_evidence == 0 for s in scores[:4])
-    assert scores[3].overlong and scores[3].near_miss  # cut off at the token limit
+    assert scores[3].overlong and not scores[3].near_miss  # cut off before a single complete item: degenerate
     bad = scores[4]
     assert bad.parse_status == PARSE_BAD_PREDICTION and bad.evidence_usable and bad.n_evidence == 1 and bad.near_miss
     assert frame["overlong"].tolist() == [False, False, False, True, False]
@@ -135,3 +135,15 @@ def test_misaligned_or_unknown_input_is_a_caller_error(instances):
         score_completions(TASK, instances, [A, A], ["x"])
     with pytest.raises(ValueError, match="not in the task's instances"):
         score_completions(TASK, instances, ["nope"], ["x"])
+
+
+def test_cut_off_answer_with_complete_evidence_is_a_near_miss_and_rambling_is_not(instances):
+    full = completion([RULING, CERT])
+    cut = full[: full.index('"reasoning"') + 20]  # two complete evidence items, then cut off
+    ramble = "The case is about flood insurance and the petitioner " * 5
+    scores, frame = score_completions(TASK, instances, [A, A, A], [cut, ramble, cut], ["length", "length", "stop"])
+    assert [s.valid for s in scores] == [False, False, False]
+    assert scores[0].n_recovered == 2 and scores[0].near_miss
+    assert scores[1].n_recovered == 0 and not scores[1].near_miss  # cut off, nothing well-formed: degenerate
+    assert not scores[2].near_miss  # complete items but not cut off: it stopped on its own, broken
+    assert frame["n_recovered"].tolist() == [2, 0, 2]

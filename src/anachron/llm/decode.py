@@ -123,3 +123,34 @@ def decode_json(text: str | None, kind: type = dict, list_keys: Sequence[str] = 
             return Decoded(val, source, None, True)
         last_err = f"JSON is a {type(val).__name__}, expected a {kind.__name__}"
     return Decoded(problem=last_err, found_json=found)
+
+
+def complete_objects(text: str | None, required_keys: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Every complete JSON object in ``text`` that has all ``required_keys``, outermost first.
+
+    Meant for answers that are not valid JSON as a whole, e.g. cut off at the token limit:
+    ``'{"evidence": [{"id": 1, "fact": "A", "source_date": "2019-01-02"}, {"id": 2, "fa'``
+    holds one complete evidence object. The text is scanned left to right; at each ``{`` a JSON
+    value is decoded (:meth:`json.JSONDecoder.raw_decode`); a decoded object with the keys is kept
+    and the scan continues after it, otherwise at the next ``{``. Never raises.
+
+    Returns:
+        The objects (dicts), in text order; empty for None or no such object.
+    """
+    if not text:
+        return []
+    dec = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    i = text.find("{")
+    while i != -1:
+        try:
+            val, end = dec.raw_decode(text, i)
+        except (json.JSONDecodeError, ValueError, RecursionError):
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(val, dict) and all(k in val for k in required_keys):
+            out.append(val)
+            i = text.find("{", end)
+        else:
+            i = text.find("{", i + 1)
+    return out

@@ -61,6 +61,8 @@ class CompletionScore:
         reasoning_leaks: claims of the reasoning (not the evidence) the verifier found
             ``leaked``; added to ``c`` with weight :attr:`RewardConfig.reasoning_leak_weight`, so
             that moving a leaked fact from the evidence list into the prose does not pay.
+        n_recovered: complete evidence objects found in a text that does not parse as a whole
+            (:func:`anachron.llm.decode.complete_objects`); 0 for a parsed one.
     """
 
     instance_id: str
@@ -72,6 +74,7 @@ class CompletionScore:
     perf: float
     overlong: bool = False
     reasoning_leaks: int = 0
+    n_recovered: int = 0
 
     @property
     def valid(self) -> bool:
@@ -85,8 +88,11 @@ class CompletionScore:
 
     @property
     def near_miss(self) -> bool:
-        """Not valid, but close: cut off at the token limit, or with usable evidence (App. C.6)."""
-        return not self.valid and (self.overlong or self.evidence_usable)
+        """Not valid, but close (App. C.6): its evidence parsed (only the prediction failed), or it was
+        cut off at the token limit after at least one complete evidence item (a long, mostly
+        well-formed answer). Cut-off text without one complete item is degenerate: otherwise
+        rambling until the limit would earn more than stopping."""
+        return not self.valid and (self.evidence_usable or (self.overlong and self.n_recovered > 0))
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from anachron.llm.decode import complete_objects
 from anachron.llm.types import ChatResult
 from anachron.methods.base import MethodResult, parse_result
 from anachron.metrics.core import instance_scores
@@ -120,6 +121,7 @@ def score_completions(
     frame["n_reasoning_words"] = [len((r or "").split()) if u else 0 for r, u in zip(run["reasoning"], usable)]
     frame["overlong"] = [r == "length" for r in reasons]
     frame["finish_reason"] = reasons
+    frame["n_recovered"] = [0 if u else len(complete_objects(t, ("fact", "source_date"))) for t, u in zip(run["completion"], usable)]
     scores = [
         CompletionScore(
             instance_id=r.instance_id,
@@ -131,6 +133,7 @@ def score_completions(
             perf=float(r.perf),
             overlong=bool(r.overlong),
             reasoning_leaks=int(r.n_reasoning_leaked),
+            n_recovered=int(r.n_recovered),
         )
         for r in frame.itertuples(index=False)
     ]

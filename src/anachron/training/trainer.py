@@ -22,6 +22,7 @@ that need them, after :func:`anachron.training.extra.require_training_extra` has
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 import json
 import logging
 import math
@@ -76,6 +77,8 @@ class TrainSettings:
         use_vllm: generate rollouts with vLLM (``colocate`` mode) when installed.
         gradient_checkpointing: trade compute for memory (TRL's default is on).
         validation_batch_size: prompts per greedy-generation batch in validation.
+        validation_max_tokens: token budget of a validation completion (None: ``max_completion_length``);
+            evaluation's budget is the model's ``max_tokens``, often more than a rollout's.
     """
 
     steps: int = 200
@@ -108,6 +111,7 @@ class TrainSettings:
     use_vllm: bool = False
     gradient_checkpointing: bool = False
     validation_batch_size: int = 8
+    validation_max_tokens: int | None = None
     reward: RewardConfig = field(default_factory=RewardConfig)
 
     @classmethod
@@ -126,6 +130,8 @@ class TrainSettings:
             flat["validation_points"] = val["points"]
         if "batch_size" in val:
             flat["validation_batch_size"] = val["batch_size"]
+        if "max_tokens" in val:
+            flat["validation_max_tokens"] = val["max_tokens"]
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs = {k: v for k, v in flat.items() if k in names}
         reward_names = {f.name for f in dataclasses.fields(RewardConfig)}
@@ -368,14 +374,16 @@ def train_tempo(
     val_ids = list(val_rows["instance_id"])
     rows: list[dict[str, Any]] = []
 
-    def validate(m: Any, step: int) -> dict[str, float]:
+    def validate(m: Any, step: int) -> tuple[dict[str, float], list[CompletionScore]]:
         t0 = time.perf_counter()
-        texts, finish = generate_greedy(m, tokenizer, val_prompts, settings.max_completion_length, settings.validation_batch_size)
+        texts, finish = generate_greedy(m, tokenizer, val_prompts, settings.validation_max_tokens or settings.max_completion_length,
+                                        settings.validation_batch_size)
         scores, frame = score_fn(val_ids, [settings.answer_prefix + t for t in texts], finish)
         metrics = validation_metrics(frame, scores)
-        log.info("validation at step %d (%.0fs): OLR %.3f, strict OLR %.3f, Perf %.3f, Cov %.3f, parse rate %.2f",
-                 step, time.perf_counter() - t0, metrics["val_olr"], metrics["val_olr_strict"], metrics["val_perf"],
-                 metrics["val_cov"], metrics["val_parse_rate"])
+        log.info("validation at step %d (%.0fs): OLR %.3f, strict OLR %.3f, Perf %.3f, Cov %.3f, parse rate %.2f "
+                 "(parse statuses %s)", step, time.perf_counter() - t0, metrics["val_olr"], metrics["val_olr_strict"],
+                 metrics["val_perf"], metrics["val_cov"], metrics["val_parse_rate"], dict(Counter(s.parse_status for s in scores)))
+        log.debug("validation at step %d, first completion: %r", step, texts[0][:2000] if texts else "")
         return metrics, scores
 
     model.to(device)
@@ -433,17 +441,11 @@ def train_tempo(
                              target_modules=list(settings.target_modules), task_type="CAUSAL_LM")
     val_at = set(validation_steps(settings.steps, settings.validation_points))
     best = {"olr": math.inf, "step": None}
-    logs: dict[int, dict[str, float]] = {}
 
     class _Tempo(TrainerCallback):
-        def on_log(self, args, state, control, logs_=None, **kw):  # noqa: ANN001 - HF callback signature
-            pass
-
         def on_step_end(self, args, state, control, model=None, **kw):  # noqa: ANN001
             step = int(state.global_step)
             row: dict[str, Any] = {"step": step, **reward.take_stats()}
-            last = state.log_history[-1] if state.log_history else {}
-            logs[step] = last
             if step in val_at:
                 metrics, _ = validate(model, step)
                 row.update(metrics)
