@@ -180,12 +180,14 @@ def test_training_figure_is_written(tmp_path):
 
     log = pd.DataFrame([
         {"model": "m", "task": "legal", "step": 0, "val_n": 4, "val_olr": 0.5, "val_olr_strict": 0.75},
-        {"model": "m", "task": "legal", "step": 1, "n_groups": 2, "perf_mode_fraction": 0.0},
-        {"model": "m", "task": "legal", "step": 2, "n_groups": 2, "perf_mode_fraction": 0.5, "val_n": 4, "val_olr": 0.25, "val_olr_strict": 0.5},
+        {"model": "m", "task": "legal", "step": 1, "n_groups": 2, "perf_mode_fraction": 0.0, "parse_fail_rate": 0.5, "near_miss_rate": 0.25},
+        {"model": "m", "task": "legal", "step": 2, "n_groups": 2, "perf_mode_fraction": 0.5, "parse_fail_rate": 0.25,
+         "near_miss_rate": 0.0, "val_n": 4, "val_olr": 0.25, "val_olr_strict": 0.5, "val_parse_rate": 0.75},
     ]).reindex(columns=TRAINING_LOG_COLUMNS)
     curves = training_curves(log)
     assert curves[("m", "legal")]["mode"]["step"].tolist() == [1, 2]
     assert curves[("m", "legal")]["validation"]["val_olr"].tolist() == [0.5, 0.25]
+    assert curves[("m", "legal")]["rollouts"]["parse_fail_rate"].tolist() == [0.5, 0.25]
     plot_training(log, [tmp_path / "t.png", tmp_path / "t.pdf"])
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG" and (tmp_path / "t.pdf").read_bytes()[:4] == b"%PDF"
     plot_training(log.iloc[0:0], [tmp_path / "empty.png"])

@@ -374,7 +374,7 @@ TRAINING_LOG = Table(
     "training_log",
     "TEMPO training, one row per (model, task, step) (rule train_tempo; docs/methods.md#tempo): the step's reward "
     "statistics (groups, fraction in performance mode, mean strict leak count, mean and sd of the reward, parse "
-    "failures), the trainer's loss / KL / learning rate, and at validation steps the greedy validation OLR, strict "
+    "failures and near misses), the trainer's loss / KL / learning rate, and at validation steps the greedy validation OLR, strict "
     "OLR, Perf, Cov and parse rate (step 0: the base model). ``checkpoint`` is 'base', or 'best' where the adapter "
     "kept as best was saved.",
     (
@@ -388,6 +388,7 @@ TRAINING_LOG = Table(
         ("mean_reward", DOUBLE),
         ("reward_std", DOUBLE),
         ("parse_fail_rate", DOUBLE),
+        ("near_miss_rate", DOUBLE),
         ("loss", DOUBLE),
         ("kl", DOUBLE),
         ("learning_rate", DOUBLE),
