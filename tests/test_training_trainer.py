@@ -192,3 +192,26 @@ def test_training_figure_is_written(tmp_path):
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG" and (tmp_path / "t.pdf").read_bytes()[:4] == b"%PDF"
     plot_training(log.iloc[0:0], [tmp_path / "empty.png"])
     assert (tmp_path / "empty.png").stat().st_size > 0
+
+
+def test_training_problems_are_reported_before_any_job(monkeypatch):
+    from anachron.config import check_ready
+    from anachron.training import extra
+
+    base = {"run": {"tasks": ["legal"], "methods": ["temporal_hint", "tempo"], "models": ["m"]},
+            "models": {"m": {"model": "mock/x", "knowledge_cutoff": "2024-01-01"},
+                       "q": {"model": "openai/Qwen/Q", "knowledge_cutoff": "2024-01-01"}}}
+    monkeypatch.setattr(extra, "training_extra_problems", lambda: ["missing module(s): trl. Install it with: make setup-train"])
+    cfg = validate_config(copy.deepcopy(base) | {"training": {"prompts_per_step": 3, "num_generations": 2, "gradient_accumulation_steps": 4}})
+    with pytest.raises(ConfigError) as err:
+        check_ready(cfg)
+    msg = str(err.value)
+    assert "trl" in msg and "make setup-train" in msg                       # the missing extra and its fix
+    assert "training.gradient_accumulation_steps" in msg                     # settings that do not fit
+    assert "cannot train the mock model 'm'" in msg                          # no weights to train
+    monkeypatch.setenv("ANACHRON_API_KEY", "k")
+    monkeypatch.setenv("ANACHRON_BASE_URL", "http://localhost:1/v1")
+    cfg = validate_config(copy.deepcopy(base) | {"run": {"tasks": ["legal"], "methods": ["tempo"], "models": ["q"]}})
+    with pytest.raises(ConfigError) as err:
+        check_ready(cfg)
+    assert "models.q.hf_path" in str(err.value) and "methods.tempo.served_names.q" in str(err.value)

@@ -183,13 +183,18 @@ def check_ready(config: dict[str, Any]) -> None:
 def training_problems(config: dict[str, Any]) -> list[str]:
     """What stops TEMPO training (method ``tempo`` in run.methods) before any job starts.
 
-    The ``train`` extra must be installed; an ``openai/`` model needs ``models.<m>.hf_path`` (the
+    The ``train`` extra must be installed and the ``training`` settings must fit together; an ``openai/`` model needs ``models.<m>.hf_path`` (the
     weights to train, a local directory) and ``methods.tempo.served_names.<m>`` (the adapter's name
     on the endpoint); a ``local/`` model trains on the weights exported from its GGUF.
     """
     from anachron.training.extra import training_extra_problems
+    from anachron.training.trainer import TrainSettings
 
     problems = list(training_extra_problems())
+    try:
+        TrainSettings.from_config(config["training"])
+    except ValueError as exc:
+        problems.append(str(exc))
     served = config["methods"].get("tempo", {}).get("served_names", {})
     for name in config["run"]["models"]:
         m = config["models"][name]

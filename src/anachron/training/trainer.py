@@ -114,10 +114,24 @@ class TrainSettings:
     validation_max_tokens: int | None = None
     reward: RewardConfig = field(default_factory=RewardConfig)
 
+    def __post_init__(self) -> None:
+        if self.completions_per_step % self.gradient_accumulation_steps:
+            raise ValueError(
+                f"training.prompts_per_step x training.num_generations ({self.completions_per_step}) must divide by "
+                f"training.gradient_accumulation_steps ({self.gradient_accumulation_steps})"
+            )
+        if self.checkpoint not in ("best", "final"):
+            raise ValueError(f"training.checkpoint must be 'best' or 'final', not {self.checkpoint!r}")
+
     @classmethod
     def from_config(cls, block: dict[str, Any]) -> "TrainSettings":
         """Settings from a validated ``training`` config block (``lora``, ``validation`` and
-        ``reward`` sub-blocks flattened; unknown keys ignored: the schema already rejected them)."""
+        ``reward`` sub-blocks flattened; unknown keys ignored: the schema already rejected them).
+
+        Raises:
+            ValueError: settings that do not fit together, naming the config keys (B x G not
+                divisible by the accumulation steps; a reward setting out of range).
+        """
         flat: dict[str, Any] = {k: v for k, v in block.items() if k not in ("lora", "validation", "reward", "tasks")}
         lora = block.get("lora") or {}
         flat.update({f"lora_{k}": v for k, v in lora.items() if k != "target_modules"})
@@ -404,8 +418,6 @@ def train_tempo(
                for _, r in train_rows.iterrows()]
     dataset = Dataset.from_list(records * reps)
     per_device = settings.completions_per_step // settings.gradient_accumulation_steps
-    if per_device * settings.gradient_accumulation_steps != settings.completions_per_step:
-        raise ValueError("training.prompts_per_step x training.num_generations must divide by training.gradient_accumulation_steps")
     args = GRPOConfig(
         output_dir=str(out_dir / "trainer"),
         max_steps=settings.steps,
