@@ -18,12 +18,14 @@ import responses
 from responses import matchers
 
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
-from anachron.http import retry_after_seconds
+from anachron.http import retry_after_seconds, throttle_body_seconds, throttle_wait_seconds
 from anachron.sources.courtlistener import (
     API_BASE,
     COLUMNS,
     NO_TOKEN_NOTE,
+    PRECEDENTIAL_STATUSES,
     STORAGE_BASE,
+    TEXT_SOURCES,
     CourtListenerClient,
     background_excerpt,
     caption_parties,
@@ -31,7 +33,9 @@ from anachron.sources.courtlistener import (
     disposition_outcome,
     extract_pdf_text,
     fetch,
+    normalize_precedential_status,
     split_case_name,
+    stored_opinion_text,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -323,3 +327,118 @@ def test_snapshot_missing_column_names_file_and_column(tmp_path):
     with pytest.raises(SourceError) as err:
         fetch(snapshot_dir=tmp_path)
     assert str(bad) in str(err.value) and "date_filed" in str(err.value)
+
+
+# -- throttling stated in the body (Django REST framework) -------------------------------------
+
+
+def test_throttle_wait_from_body_header_or_both():
+    drf = '{"detail": "Request was throttled. Expected available in 42 seconds."}'
+    assert throttle_body_seconds(drf) == 42.0
+    assert throttle_body_seconds(b"Request was throttled. Expected available in 2 minutes.") == 120.0
+    assert throttle_body_seconds('{"detail": "Request was throttled."}') is None and throttle_body_seconds(None) is None
+    assert throttle_wait_seconds({"Retry-After": "5"}, drf) == 42.0  # the longer of the two
+    assert throttle_wait_seconds({"Retry-After": "90"}, drf) == 90.0
+    assert throttle_wait_seconds({}, "Expected available in 3 seconds") == 3.0
+    assert throttle_wait_seconds({}, "busy") is None
+
+
+def test_429_waits_at_least_what_the_body_says():
+    slept: list[float] = []
+    client = CourtListenerClient(TOKEN, session=requests.Session(), sleep=slept.append, backoff=1.0)
+    with responses.RequestsMock() as rsps:
+        # no Retry-After header: only the DRF message says how long the throttle lasts
+        rsps.add(responses.GET, f"{API_BASE}/clusters/502/", status=429,
+                 json={"detail": "Request was throttled. Expected available in 37 seconds."})
+        rsps.add(responses.GET, f"{API_BASE}/clusters/502/", status=429, headers={"Retry-After": "3"},
+                 json={"detail": "Request was throttled. Expected available in 11 seconds."})
+        rsps.add(responses.GET, f"{API_BASE}/clusters/502/", json=_rec("cluster_502.json"))
+        assert client.cluster(502)["id"] == 502
+    assert slept == [37.0, 11.0]  # not the 1 s / 2 s back-off, not the shorter Retry-After
+    assert client.stats["retries_429"] == 2 and client.stats["waited_s"] == 48.0
+
+
+def test_429_asking_longer_than_max_wait_fails_without_retrying_early():
+    slept: list[float] = []
+    client = CourtListenerClient(TOKEN, session=requests.Session(), sleep=slept.append, max_wait=600)
+    with responses.RequestsMock() as rsps:
+        rsps.add(responses.GET, f"{API_BASE}/clusters/9/", status=429,
+                 json={"detail": "Request was throttled. Expected available in 3600 seconds."})
+        with pytest.raises(SourceError, match="asks to wait 3600 s"):
+            client.cluster(9)
+        assert len(rsps.calls) == 1
+    assert slept == []
+
+
+# -- text preference and precedential status ----------------------------------------------------
+
+
+def test_stored_text_prefers_html_with_citations_then_html_then_plain_text():
+    op = {
+        "html_with_citations": '<p>The judgment is <a href="/c/1/">AFFIRMED</a> &amp; so ordered.</p>',
+        "html": "<p>html version</p>",
+        "plain_text": "plain version",
+    }
+    text, field = stored_opinion_text(op)
+    assert field == "html_with_citations" and "<" not in text
+    assert text == "The judgment is AFFIRMED & so ordered."
+    assert stored_opinion_text({**op, "html_with_citations": "  <p> </p> "}) == ("html version", "html")
+    assert stored_opinion_text({"html_with_citations": "", "html": None, "plain_text": "plain version"}) == ("plain version", "plain_text")
+    assert stored_opinion_text({"plain_text": "x" * 50}, max_chars=10) == ("x" * 10, "plain_text")
+    assert stored_opinion_text({"plain_text": "   "}) == ("", "none")
+    assert TEXT_SOURCES[-1] == "pdf"
+
+
+def test_live_html_with_citations_is_used_instead_of_the_pdf(monkeypatch):
+    monkeypatch.setenv("COURTLISTENER_TOKEN", TOKEN)
+    opinion = {**_rec("opinion_6001.json"), "plain_text": "Stored plain text; we reverse.",
+               "html_with_citations": "<div><p>MAPLE ROWE, Plaintiff-Appellant,</p><p>v.</p>"
+                                      "<p>QUINCE LOGISTICS, INC., Defendant-Appellee.</p><p>AFFIRMED.</p></div>"}
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        _register_full_sequence(rsps)
+        rsps.replace(responses.GET, f"{API_BASE}/opinions/6001/", json=opinion)
+        df, _ = fetch(session=requests.Session(), courts=["ca2", "ca9", "cafc"], sleep=lambda s: None)
+        assert not any(c.request.url.startswith(STORAGE_BASE) for c in rsps.calls)  # no PDF download
+    maple = df.set_index("cluster_id").loc[501]
+    assert maple["text_source"] == "html_with_citations" and maple["disposition"] == "affirmed"
+    assert "<p>" not in maple["text"] and "plain text" not in maple["text"]
+
+
+@pytest.mark.parametrize(
+    "raw, status",
+    [
+        ("Published", "Published"), ("published", "Published"), ("Precedential", "Published"),
+        ("Unpublished", "Unpublished"), ("Non-Precedential", "Unpublished"), ("non_precedential", "Unpublished"),
+        ("Errata", "Errata"), ("Separate", "Separate"), ("Separate Opinion", "Separate"),
+        ("In-chambers", "In-chambers"), ("in chambers", "In-chambers"),
+        ("Relating-to", "Relating-to"), ("Relating-to orders", "Relating-to"),
+        ("Unknown", "Unknown"), ("Unknown Status", "Unknown"), (" UNPUBLISHED ", "Unpublished"),
+    ],
+)
+def test_precedential_status_spellings(raw, status):
+    assert normalize_precedential_status(raw) == (status, True)
+
+
+def test_precedential_status_missing_or_unrecognised():
+    assert normalize_precedential_status(None) == (None, True)
+    assert normalize_precedential_status("  ") == (None, True)
+    assert normalize_precedential_status("Sealed") == (None, False)
+    assert PRECEDENTIAL_STATUSES[0] == "Published"
+
+
+def test_unknown_status_logged_and_counted_in_the_manifest(tmp_path, caplog):
+    folder = tmp_path / "courts"
+    folder.mkdir()
+    (folder / "federal_appellate_opinion_listings.csv").write_text(
+        "court,case_name,date_filed,docket_number,precedential_status,download_url\n"
+        "ca9,Alder v. Birch,2019-04-01,19-1,published,\n"
+        "ca9,Cedar v. Dogwood,2019-04-02,19-2,Non-Precedential,\n"
+        "ca9,Elm v. Fir,2019-04-03,19-3,Sealed,\n"
+        "ca9,Gum v. Hazel,2019-04-04,19-4,Sealed,\n"
+        "ca9,Ivy v. Juniper,2019-04-05,19-5,,\n"
+    )
+    caplog.set_level(logging.WARNING)
+    df, manifest = fetch(snapshot_dir=tmp_path, courts=["ca9"])
+    assert list(df["precedential_status"].fillna("-")) == ["Published", "Unpublished", "-", "-", "-"]
+    assert manifest["unknown_precedential_status"] == {"Sealed": 2}
+    assert caplog.text.count("unrecognised precedential status 'Sealed'") == 1

@@ -22,6 +22,7 @@ from anachron.sources.edgar import (
     USER_AGENT_ENV,
     CompanyFactsReader,
     as_of,
+    derive_q4,
     fetch,
     parse_companyfacts,
     restatement_links,
@@ -178,3 +179,85 @@ def test_live_unknown_cik_and_refusal():
 def test_bad_cik_rejected():
     with pytest.raises(ValueError, match="CIK"):
         CompanyFactsReader(["AAPL"])
+
+
+# -- derived fourth quarters -------------------------------------------------------------------
+
+
+def _doc(facts: dict) -> dict:
+    """A companyfacts document of CIK 77 with ``facts`` as us-gaap concepts -> {unit: [facts]}."""
+    return {"cik": 77, "entityName": "Quartz Corp", "facts": {"us-gaap": {c: {"label": c, "units": u} for c, u in facts.items()}}}
+
+
+def _f(start, end, val, form, filed, accn, fp="FY", fy=2021):
+    out = {"end": end, "val": val, "accn": accn, "fy": fy, "fp": fp, "form": form, "filed": filed}
+    if start:
+        out["start"] = start
+    return out
+
+
+K21, Q3, Q3A = "0000000077-22-000005", "0000000077-21-000031", "0000000077-21-000040"
+REVENUE_2021 = [
+    _f("2020-01-01", "2020-12-31", 800.0, "10-K", "2022-02-10", K21, fy=2021),  # comparative: no Q4 derived
+    _f("2021-01-01", "2021-12-31", 1000.0, "10-K", "2022-02-10", K21),
+    _f("2021-01-01", "2021-09-30", 700.0, "10-Q", "2021-10-28", Q3, fp="Q3"),
+    _f("2021-07-01", "2021-09-30", 260.0, "10-Q", "2021-10-28", Q3, fp="Q3"),
+]
+
+
+def _read(tmp_path, facts: dict, **kw) -> tuple[pd.DataFrame, dict]:
+    folder = tmp_path / "edgar" / "companyfacts"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "CIK0000000077.json").write_text(json.dumps(_doc(facts)))
+    return fetch(snapshot_dir=tmp_path, **kw)
+
+
+def test_q4_is_fiscal_year_minus_nine_months_and_marked_derived(tmp_path):
+    df, manifest = _read(tmp_path, {"Revenues": {"USD": REVENUE_2021}})
+    q4 = df[df["derived"]]
+    assert len(q4) == 1 and manifest["derived_q4"] == 1
+    row = q4.iloc[0]
+    assert (row["start"], row["end"], row["val"]) == ("2021-10-01", "2021-12-31", 300.0)
+    # dated to the 10-K: the quarter is known only once the year is
+    assert (row["form"], row["accn"], row["filed"], row["fp"], row["fy"]) == ("10-K", K21, "2022-02-10", "Q4", 2021)
+    assert not df.loc[~df["derived"], "derived"].any() and len(df) == len(REVENUE_2021) + 1
+
+
+def test_nine_months_as_known_when_the_10k_was_filed(tmp_path):
+    amended = _f("2021-01-01", "2021-09-30", 720.0, "10-Q/A", "2021-12-01", Q3A, fp="Q3")
+    late = _f("2021-01-01", "2021-09-30", 750.0, "10-Q/A", "2022-06-01", "0000000077-22-000090", fp="Q3")
+    df, _ = _read(tmp_path, {"Revenues": {"USD": REVENUE_2021 + [amended, late]}})
+    assert df.loc[df["derived"], "val"].tolist() == [280.0]  # 1000 - 720: the amendment after the 10-K is not known yet
+
+
+def test_reported_q4_wins_over_derivation(tmp_path):
+    reported = _f("2021-10-01", "2021-12-31", 301.0, "10-K", "2022-02-10", K21)
+    df, manifest = _read(tmp_path, {"Revenues": {"USD": REVENUE_2021 + [reported]}})
+    assert not df["derived"].any() and manifest["derived_q4"] == 0
+    q4 = df[(df["start"] == "2021-10-01") & (df["end"] == "2021-12-31")]
+    assert q4["val"].tolist() == [301.0]
+
+
+def test_no_q4_for_instants_per_share_or_share_counts(tmp_path):
+    instant = [_f(None, "2021-12-31", 5000.0, "10-K", "2022-02-10", K21), _f(None, "2021-09-30", 4800.0, "10-Q", "2021-10-28", Q3, fp="Q3")]
+    eps = [_f("2021-01-01", "2021-12-31", 2.5, "10-K", "2022-02-10", K21), _f("2021-01-01", "2021-09-30", 1.8, "10-Q", "2021-10-28", Q3, fp="Q3")]
+    shares = [_f("2021-01-01", "2021-12-31", 1e6, "10-K", "2022-02-10", K21), _f("2021-01-01", "2021-09-30", 1e6, "10-Q", "2021-10-28", Q3, fp="Q3")]
+    df, _ = _read(tmp_path, {"Assets": {"USD": instant}, "EarningsPerShareDiluted": {"USD/shares": eps},
+                             "WeightedAverageNumberOfDilutedSharesOutstanding": {"shares": shares}})
+    assert not df["derived"].any()
+
+
+def test_no_q4_without_a_nine_month_period_or_when_disabled(tmp_path):
+    only_quarters = [r for r in REVENUE_2021 if r["start"] != "2021-01-01" or r["end"] != "2021-09-30"]
+    df, _ = _read(tmp_path, {"Revenues": {"USD": only_quarters}})
+    assert not df["derived"].any()
+    df, manifest = _read(tmp_path, {"Revenues": {"USD": REVENUE_2021}}, derive_q4=False)
+    assert not df["derived"].any() and manifest["derived_q4"] == 0
+
+
+def test_derive_q4_on_a_hand_made_frame_keeps_columns():
+    facts = parse_companyfacts(_doc({"NetIncomeLoss": {"USD": REVENUE_2021}}), "hand-made")
+    out = derive_q4(facts)
+    assert list(out.columns) == COLUMNS[:15] + ["derived"] and out["derived"].all()
+    assert out[["concept", "val"]].values.tolist() == [["NetIncomeLoss", 300.0]]
+    assert derive_q4(facts.iloc[0:0]).empty

@@ -5,9 +5,12 @@ Live mode (needs an API token) searches opinions
 YYYY-MM-DD&filed_before=YYYY-MM-DD&order_by=citeCount desc``), follows the cursor
 pagination (each page's ``next`` URL) until ``max_cases`` hits, and for each hit reads the
 cluster (``/clusters/{id}/``: its ``disposition`` field and ``sub_opinions``) and the lead
-opinion (``/opinions/{id}/``: ``local_path``, ``download_url``, ``plain_text``). The
-opinion PDF is read with pdfplumber: the first ``max_pdf_pages`` (12) pages, at most
-``max_chars`` (8,000) characters, as in the TEMPO paper's legal task. The disposition
+opinion (``/opinions/{id}/``: ``html_with_citations``, ``html``, ``plain_text``,
+``local_path``, ``download_url``). The text is the first of, in this order (:data:`TEXT_SOURCES`):
+``html_with_citations`` (tags stripped), ``html``, ``plain_text``, the opinion PDF read with
+pdfplumber (:mod:`anachron.sources.pdf`: the first ``max_pdf_pages`` (12) pages, blank or
+slow pages flagged and skipped, line-end hyphenation rejoined); at most ``max_chars``
+(8,000) characters, as in the TEMPO paper's legal task. The disposition
 comes from the cluster's ``disposition`` field when it is conclusive, else from the text
 (:func:`classify_disposition`): reversed / vacated -> the appellant (petitioner) prevails,
 affirmed -> the appellee (respondent) prevails (for a petition for review of an agency
@@ -18,9 +21,14 @@ Authentication: ``Authorization: Token <key>`` with the key read from the enviro
 variable named by ``token_env`` (default ``COURTLISTENER_TOKEN``). The key is sent only
 to the API host, never logged, never written to a manifest. Without a token
 :func:`fetch` returns an empty table with the right columns and a manifest note
-``"no token configured"`` (not an error). Rate limits: a 429 answer is retried after its
-``Retry-After`` (seconds or an HTTP date; exponential back-off when absent), 5xx answers
+``"no token configured"`` (not an error). Rate limits: a 429 answer is retried after the
+longer of its ``Retry-After`` (seconds or an HTTP date) and the wait its body states
+("Expected available in N seconds"), exponential back-off when neither is given; 5xx answers
 with exponential back-off; the ``sleep`` function is injectable (tests pass a recorder).
+Precedential status is normalised to CourtListener's own values (``Published``,
+``Unpublished``, ``Errata``, ``Separate``, ``In-chambers``, ``Relating-to``, ``Unknown``;
+:func:`normalize_precedential_status`); any other value is logged, stored as null and
+counted in the manifest (``unknown_precedential_status``).
 
 Snapshot mode reads ``courts/federal_appellate_opinion_listings.csv`` (court, case_name,
 date_filed, docket_number, precedential_status, download_url): real opinion listings
@@ -33,7 +41,7 @@ Output (both modes), one row per (court, docket_number)::
     court, case_name, date_filed (ISO), docket_number, precedential_status, download_url,
     cluster_id (Int64), opinion_id (Int64), cite_count (Int64),
     text (first pages of the opinion, <= max_chars; "" in snapshot mode),
-    text_source ("pdf" | "plain_text" | "none"),
+    text_source ("html_with_citations" | "html" | "plain_text" | "pdf" | "none"),
     disposition ("affirmed" | "reversed" | "vacated" | "denied" | "granted" | "mixed" |
                  "dismissed" | None),
     disposition_source ("cluster" | "text" | None), disposition_note (why / matched phrase),
@@ -44,20 +52,20 @@ Output (both modes), one row per (court, docket_number)::
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import pandas as pd
 import requests
 
 from anachron.dates import to_iso
-from anachron.http import retry_after_seconds
+from anachron.http import throttle_wait_seconds
 from anachron.io import sha256_bytes
+from anachron.sources.pdf import MAX_CHARS, MAX_PDF_PAGES, PAGE_TIMEOUT, join_pages, page_flags, read_pdf_pages
 from anachron.sources.base import (
     DEFAULT_USER_AGENT,
     SourceError,
@@ -105,8 +113,6 @@ COLUMNS = [
 #: Note in the manifest when no token is configured.
 NO_TOKEN_NOTE = "no token configured"
 
-MAX_PDF_PAGES = 12
-MAX_CHARS = 8000
 
 #: Disposition -> which side prevails (petitioner = appellant).
 OUTCOME_BY_DISPOSITION = {
@@ -146,6 +152,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "max_pdf_pages": {"description": "Opinion PDF pages read.", "type": "integer", "minimum": 1, "default": MAX_PDF_PAGES},
         "max_chars": {"description": "Characters of opinion text kept.", "type": "integer", "minimum": 100, "default": MAX_CHARS},
         "max_retries": {"description": "Retries of one request after 429/5xx.", "type": "integer", "minimum": 0, "default": 5},
+        "pdf_page_timeout": {"description": "Seconds one PDF page's text extraction may take before the page is skipped (flag 'timeout').", "type": "number", "exclusiveMinimum": 0, "default": PAGE_TIMEOUT},
         "timeout": {"description": "Seconds per HTTP request.", "type": "number", "exclusiveMinimum": 0, "default": 60},
     },
 }
@@ -156,27 +163,16 @@ CONFIG_SCHEMA: dict[str, Any] = {
 # ---------------------------------------------------------------------------
 
 
-def extract_pdf_text(data: bytes, *, max_pages: int = MAX_PDF_PAGES, max_chars: int = MAX_CHARS) -> str:
+def extract_pdf_text(
+    data: bytes, *, max_pages: int = MAX_PDF_PAGES, max_chars: int = MAX_CHARS, page_timeout: float | None = PAGE_TIMEOUT
+) -> str:
     """Text of the first ``max_pages`` pages of a PDF, cut to ``max_chars`` characters.
 
-    Uses pdfplumber (``page.extract_text()`` per page, pages joined by a newline).
+    :func:`anachron.sources.pdf.read_pdf_pages` (pdfplumber; blank and slow pages give no
+    text, words hyphenated at a line end are rejoined) joined by :func:`~anachron.sources.pdf.join_pages`.
     Raises ``ValueError`` when the bytes are not a readable PDF.
     """
-    import pdfplumber
-
-    try:
-        with pdfplumber.open(io.BytesIO(data)) as pdf:
-            parts = []
-            total = 0
-            for page in pdf.pages[:max_pages]:
-                text = page.extract_text() or ""
-                parts.append(text)
-                total += len(text) + 1
-                if total >= max_chars:
-                    break
-    except Exception as exc:  # pdfminer raises a zoo of types for broken files
-        raise ValueError(f"not a readable PDF ({type(exc).__name__}: {exc})") from exc
-    return "\n".join(parts)[:max_chars]
+    return join_pages(read_pdf_pages(data, max_pages=max_pages, page_timeout=page_timeout), max_chars)
 
 
 _MIXED = re.compile(
@@ -344,6 +340,70 @@ def background_excerpt(text: Any, max_chars: int = 1500) -> str:
     return " ".join(out)
 
 
+#: Where an opinion's text comes from, in order of preference: CourtListener's
+#: ``html_with_citations`` (its cleanest, most complete rendering, tags stripped), ``html``,
+#: ``plain_text`` (often an OCR or PDF extraction with page headers), then the opinion PDF.
+TEXT_SOURCES = ("html_with_citations", "html", "plain_text", "pdf")
+
+
+def stored_opinion_text(opinion: Mapping[str, Any], max_chars: int = MAX_CHARS) -> tuple[str, str]:
+    """The text an opinion object carries, from the first non-blank field of :data:`TEXT_SOURCES`.
+
+    Args:
+        opinion: a ``/opinions/{id}/`` answer (``html_with_citations``, ``html``, ``plain_text``).
+        max_chars: characters kept.
+
+    Returns:
+        ``(text, field)``: HTML fields as plain text (tags stripped, entities decoded,
+        paragraphs on their own lines), cut to ``max_chars``; ``("", "none")`` when every
+        field is blank (the caller then reads the PDF, the last source).
+    """
+    for field in TEXT_SOURCES[:-1]:
+        raw = opinion.get(field)
+        if not raw or not str(raw).strip():
+            continue
+        text = str(raw) if field == "plain_text" else _html_text(str(raw))
+        if text.strip():
+            return text[:max_chars], field
+    return "", "none"
+
+
+#: CourtListener's precedential status values (the choices of its database field).
+PRECEDENTIAL_STATUSES = ("Published", "Unpublished", "Errata", "Separate", "In-chambers", "Relating-to", "Unknown")
+#: Other spellings met (v4 search shows display names; court listings use their own), lower
+#: case with hyphens and underscores as spaces -> the value of :data:`PRECEDENTIAL_STATUSES`.
+_STATUS_ALIASES = {
+    **{" ".join(v.lower().replace("-", " ").split()): v for v in PRECEDENTIAL_STATUSES},
+    "precedential": "Published",
+    "non precedential": "Unpublished",
+    "nonprecedential": "Unpublished",
+    "not precedential": "Unpublished",
+    "separate opinion": "Separate",
+    "relating to orders": "Relating-to",
+    "unknown status": "Unknown",
+}
+
+
+def normalize_precedential_status(value: Any) -> tuple[str | None, bool]:
+    """One of :data:`PRECEDENTIAL_STATUSES` for a status as CourtListener or a court writes it.
+
+    "Published" / "published" / "Precedential" -> "Published"; "Unpublished" /
+    "Non-Precedential" -> "Unpublished"; "Separate Opinion" -> "Separate"; "In chambers" ->
+    "In-chambers"; "Relating-to orders" -> "Relating-to"; "Unknown Status" -> "Unknown".
+
+    Returns:
+        ``(status, recognised)``: ``(None, True)`` for a missing or blank value, ``(None,
+        False)`` for a value not in the list (the caller logs and counts it).
+    """
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None, True
+    key = " ".join(str(value).strip().lower().replace("-", " ").replace("_", " ").split())
+    if not key:
+        return None, True
+    status = _STATUS_ALIASES.get(key)
+    return status, status is not None
+
+
 # ---------------------------------------------------------------------------
 # the HTTP client
 # ---------------------------------------------------------------------------
@@ -365,8 +425,12 @@ class CourtListenerClient:
         Called with the seconds to wait before a retry (default :func:`time.sleep`).
     max_retries, backoff, max_wait:
         Retries per request after 429/5xx/connection errors; base of the exponential
-        back-off (``backoff * 2**attempt`` s) when no ``Retry-After`` is given; the longest
-        single wait honoured (longer ``Retry-After`` values are capped).
+        back-off (``backoff * 2**attempt`` s, at most ``max_wait``) when the server states no
+        wait; the longest wait accepted. A 429 that states a wait, in its ``Retry-After``
+        header or in its body ("Expected available in N seconds", Django REST framework
+        throttling; :func:`anachron.http.throttle_wait_seconds`, the longer of the two), is
+        retried after exactly that wait, never sooner; one asking for more than ``max_wait``
+        raises :class:`SourceError` at once (the quota is exhausted) instead of retrying early.
 
     :attr:`stats` counts ``requests``, ``pages``, ``retries_429``, ``retries_other`` and
     ``waited_s``. Errors are :class:`SourceError` and never contain the token.
@@ -413,7 +477,7 @@ class CourtListenerClient:
             except requests.RequestException as exc:
                 if attempt >= self.max_retries:
                     raise SourceError(f"CourtListener: could not fetch {what} ({type(exc).__name__}: {exc}).") from exc
-                wait = self.backoff * 2**attempt
+                wait = min(self.backoff * 2**attempt, self.max_wait)
                 self.stats["retries_other"] += 1
             else:
                 if resp.status_code < 400:
@@ -432,14 +496,19 @@ class CourtListenerClient:
                         + ("; the rate limit or daily quota is exhausted, try again later." if resp.status_code == 429 else ".")
                     )
                 if resp.status_code == 429:
+                    stated = throttle_wait_seconds(resp.headers, resp.text)
+                    if stated is not None and stated > self.max_wait:
+                        raise SourceError(
+                            f"CourtListener: {what} is throttled; the server asks to wait {stated:.0f} s, longer than "
+                            f"max_wait ({self.max_wait:.0f} s): the rate limit or daily quota is exhausted, try again later."
+                        )
                     self.stats["retries_429"] += 1
-                    wait = retry_after_seconds(resp.headers.get("Retry-After"))
-                    if wait is None:
-                        wait = self.backoff * 2**attempt
+                    # never sooner than the server said (Retry-After or "Expected available in N seconds")
+                    wait = stated if stated is not None else min(self.backoff * 2**attempt, self.max_wait)
                 else:
                     self.stats["retries_other"] += 1
-                    wait = self.backoff * 2**attempt
-            wait = min(float(wait), self.max_wait)
+                    wait = min(self.backoff * 2**attempt, self.max_wait)
+            wait = float(wait)
             log.info("CourtListener: waiting %.1f s before retrying %s (attempt %d)", wait, what, attempt + 2)
             self.stats["waited_s"] += wait
             self.sleep(wait)
@@ -569,14 +638,18 @@ class CourtListenerReader(SourceReader):
         ISO dates bounding ``date_filed`` (inclusive; None = open).
     max_cases, order_by:
         Live: the first ``max_cases`` search hits in this order.
-    max_pdf_pages, max_chars:
-        Live: how much of each opinion PDF is read (:func:`extract_pdf_text`).
+    max_pdf_pages, max_chars, pdf_page_timeout:
+        Live: how much of each opinion PDF is read, and the seconds one page may take
+        (:func:`anachron.sources.pdf.read_pdf_pages`; None = no limit). The PDF is read only
+        when the opinion carries no text (:data:`TEXT_SOURCES`).
     max_retries, timeout, base_url, sleep:
         Passed to :class:`CourtListenerClient`.
 
     After :meth:`read`: :attr:`manifest` and :attr:`skipped_by_reason`; the manifest of
     :meth:`fetch` adds ``filtered_out`` (snapshot), ``stats`` and ``dispositions`` (live) or
-    ``note`` (no token).
+    ``note`` (no token), and, when there are any, ``unknown_precedential_status`` (raw value
+    -> rows; those rows have ``precedential_status`` null) and ``pdf_page_flags`` (flag ->
+    pages: blank, timeout, error).
     """
 
     source = "courtlistener"
@@ -599,6 +672,7 @@ class CourtListenerReader(SourceReader):
         timeout: float = 60.0,
         base_url: str = API_BASE,
         sleep: Callable[[float], None] = time.sleep,
+        pdf_page_timeout: float | None = PAGE_TIMEOUT,
     ) -> None:
         self.courts = [str(c).strip().lower() for c in courts]
         if not self.courts:
@@ -615,7 +689,20 @@ class CourtListenerReader(SourceReader):
         self.timeout = timeout
         self.base_url = base_url
         self.sleep = sleep
+        self.pdf_page_timeout = pdf_page_timeout
         self._extra: dict[str, Any] = {}
+        self._unknown_status: dict[str, int] = {}
+        self._pdf_flags: dict[str, int] = {}
+
+    def _status(self, raw: Any) -> str | None:
+        """:func:`normalize_precedential_status`; an unrecognised value is logged (once) and counted."""
+        status, recognised = normalize_precedential_status(raw)
+        if not recognised:
+            value = str(raw).strip()
+            if value not in self._unknown_status:
+                log.warning("CourtListener: unrecognised precedential status %r (kept as null)", value)
+            self._unknown_status[value] = self._unknown_status.get(value, 0) + 1
+        return status
 
     def _live_session(self) -> Any:
         """The injected session, else :func:`make_session` with no adapter retries (the
@@ -623,9 +710,15 @@ class CourtListenerReader(SourceReader):
         return self.session if self.session is not None else make_session(retries=0)
 
     def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
-        return dict(self._extra)
+        extra = dict(self._extra)
+        if self._unknown_status:
+            extra["unknown_precedential_status"] = dict(sorted(self._unknown_status.items()))
+        if self._pdf_flags:
+            extra["pdf_page_flags"] = dict(sorted(self._pdf_flags.items()))
+        return extra
 
     def _read_snapshot(self, snap: Path) -> pd.DataFrame:
+        self._unknown_status, self._pdf_flags = {}, {}
         courts, lo, hi = set(self.courts), self.filed_after, self.filed_before
         path = find_snapshot_files(snap, SNAPSHOT_PATTERN)[-1]
         raw = read_csv_checked(path, LISTING_COLUMNS, dtype="str", keep_default_na=False)
@@ -655,7 +748,7 @@ class CourtListenerReader(SourceReader):
                     "case_name": name,
                     "date_filed": date,
                     "docket_number": rec["docket_number"].strip() or None,
-                    "precedential_status": rec["precedential_status"].strip() or None,
+                    "precedential_status": self._status(rec["precedential_status"]),
                     "download_url": rec["download_url"].strip() or None,
                     "cluster_id": None,
                     "opinion_id": None,
@@ -688,6 +781,7 @@ class CourtListenerReader(SourceReader):
         return df
 
     def _read_live(self, session: Any) -> pd.DataFrame:
+        self._unknown_status, self._pdf_flags = {}, {}
         token = os.environ.get(self.token_env, "").strip()
         if not token:
             log.info(
@@ -741,25 +835,25 @@ class CourtListenerReader(SourceReader):
             op_ids = [_id_from_url(o.get("id")) for o in hit_ops] + [_id_from_url(u) for u in cluster.get("sub_opinions") or []]
             op_ids = [i for i in dict.fromkeys(op_ids) if i is not None]
             opinion: dict[str, Any] = client.opinion(op_ids[0]) if op_ids else {}
-            text, text_source = "", "none"
             pdf_url = None
             if opinion.get("local_path"):
                 pdf_url = f"{STORAGE_BASE}/{str(opinion['local_path']).lstrip('/')}"
             elif opinion.get("download_url") or (hit_ops and hit_ops[0].get("download_url")):
                 pdf_url = opinion.get("download_url") or hit_ops[0].get("download_url")
-            if pdf_url and str(pdf_url).lower().split("?")[0].endswith(".pdf"):
+            text, text_source = stored_opinion_text(opinion, max_chars)
+            if not text.strip() and pdf_url and str(pdf_url).lower().split("?")[0].endswith(".pdf"):
                 try:
                     data = client.download(pdf_url, what=f"opinion PDF of cluster {cluster_id}")
                     digests.append(f"{pdf_url} {sha256_bytes(data)}")
-                    text, text_source = extract_pdf_text(data, max_pages=max_pdf_pages, max_chars=max_chars), "pdf"
+                    pages = read_pdf_pages(data, max_pages=max_pdf_pages, page_timeout=self.pdf_page_timeout)
+                    for flag, n in page_flags(pages).items():
+                        self._pdf_flags[flag] = self._pdf_flags.get(flag, 0) + n
+                    text = join_pages(pages, max_chars)
+                    text_source = "pdf" if text.strip() else "none"
                 except (SourceError, ValueError) as exc:
-                    log.info("CourtListener: PDF of cluster %s unusable (%s); trying the stored text", cluster_id, exc)
+                    log.info("CourtListener: PDF of cluster %s unusable (%s)", cluster_id, exc)
                     skipped_key = "pdf_unreadable" if isinstance(exc, ValueError) else "pdf_download_failed"
                     skipped[skipped_key] = skipped.get(skipped_key, 0) + 1
-            if not text.strip():
-                stored = opinion.get("plain_text") or _html_text(opinion.get("html_with_citations") or opinion.get("html") or "")
-                if stored and stored.strip():
-                    text, text_source = stored[:max_chars], "plain_text"
             disposition, note, source = None, "", None
             cl_disp = cluster.get("disposition")
             if cl_disp:
@@ -782,7 +876,7 @@ class CourtListenerReader(SourceReader):
                     "case_name": name,
                     "date_filed": to_iso(hit.get("dateFiled") or cluster.get("date_filed")),
                     "docket_number": (str(hit.get("docketNumber") or "").strip() or None),
-                    "precedential_status": hit.get("status") or cluster.get("precedential_status"),
+                    "precedential_status": self._status(hit.get("status") or cluster.get("precedential_status")),
                     "download_url": pdf_url,
                     "cluster_id": cluster_id,
                     "opinion_id": op_ids[0] if op_ids else None,

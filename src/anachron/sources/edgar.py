@@ -37,6 +37,16 @@ by ``cik, taxonomy, concept, unit, start, end, filed, accn``::
     revision       int64   0 for the first report of that period, 1, 2, ... for later reports (by filed, accn)
     value_changed  bool    revision > 0 and ``val`` differs from the previous report's
     restates       str|None  accn of the previous report when ``value_changed`` (a restatement link)
+    derived        bool    True for a fourth quarter computed here (:func:`derive_q4`), not reported
+
+Derived fourth quarters: companies file no 10-Q for their fourth quarter, and since 2021 most
+10-Ks no longer tag it. For a monetary flow concept (a duration in a currency unit: income
+statement and cash-flow lines; never an instant balance, a per-share amount or a share count,
+which do not add up over quarters) :func:`derive_q4` adds Q4 = the 10-K's fiscal-year value
+minus the nine-month year-to-date value of the same fiscal year (the same ``start``), as
+known on the 10-K's filing date, dated to that 10-K (``form``, ``accn``, ``filed``; ``fp``
+``Q4``) and marked ``derived``. Where a filing reports that quarter itself, the reported value
+wins and nothing is derived for that period.
 
 Skipped rows are counted in the manifest's ``skipped_by_reason``: ``bad_date`` (end/filed
 not a date, or start unparseable), ``bad_value`` (val not a finite number),
@@ -100,6 +110,7 @@ COLUMNS = [
     "revision",
     "value_changed",
     "restates",
+    "derived",
 ]
 FACT_KEYS = ("end", "val", "accn", "form", "filed")
 FILE_KEYS = ("cik", "facts")
@@ -198,10 +209,12 @@ def add_revisions(facts: pd.DataFrame, counts: Counter | None = None) -> pd.Data
     ``filed``, then ``accn``, then ``val``; the first is revision 0. ``value_changed`` is True
     when a report's value differs from the previous report's, and then ``restates`` holds the
     previous report's ``accn``. Exact repeats (same period, accn, val, form, filed, fy, fp) are
-    dropped and counted as ``duplicate_fact``. Returns a new frame sorted by period and time.
+    dropped and counted as ``duplicate_fact``. A ``derived`` column is kept (False when absent).
+    Returns a new frame sorted by period and time.
     """
     counts = counts if counts is not None else Counter()
     df = facts.copy()
+    df["derived"] = df["derived"].fillna(False).astype(bool) if "derived" in df.columns else False
     dup = df.duplicated(KEY_COLUMNS + ["accn", "val", "form", "filed", "fy", "fp"], keep="first")
     counts["duplicate_fact"] += int(dup.sum())
     df = df.loc[~dup]
@@ -219,6 +232,66 @@ def add_revisions(facts: pd.DataFrame, counts: Counter | None = None) -> pd.Data
     df["value_changed"] = changed.astype(bool)
     df["restates"] = prev_accn.where(changed, None)
     return df[COLUMNS]
+
+
+#: Day counts of a fiscal year and of a nine-month year-to-date period (52/53-week calendars included).
+YEAR_DAYS = (350, 380)
+NINE_MONTH_DAYS = (260, 285)
+_CURRENCY_UNIT = re.compile(r"^[A-Z]{3}$")
+
+
+def derive_q4(facts: pd.DataFrame) -> pd.DataFrame:
+    """Fourth-quarter rows computed as fiscal year minus nine months (module docstring).
+
+    Args:
+        facts: fact rows (:data:`COLUMNS` up to ``frame``, as :func:`parse_companyfacts` gives).
+
+    Returns:
+        New rows in the same columns plus ``derived`` (True): one per 10-K / 10-K/A report of
+        a fiscal-year value of a monetary flow concept (``start`` set, unit a three-letter
+        currency code) that is the filing's own fiscal year (its latest annual ``end``), when
+        a nine-month period with the same ``start`` ending 80-100 days before the year end was
+        reported on or before the 10-K's ``filed`` date (the latest such report is used) and
+        no row reports the quarter (``start`` = nine-month end + 1 day, same ``end``) itself.
+        ``val`` = annual - nine months; ``start`` = the day after the nine months end;
+        ``fp`` = ``"Q4"``; ``frame`` None. Empty (same columns) when nothing can be derived.
+    """
+    cols = COLUMNS[:15]
+    empty = pd.DataFrame({c: pd.Series(dtype=facts[c].dtype) for c in cols}).assign(derived=pd.Series(dtype=bool))
+    df = facts.loc[facts["start"].notna() & facts["unit"].astype(str).str.match(_CURRENCY_UNIT), cols]
+    if df.empty:
+        return empty
+    start = pd.to_datetime(df["start"])
+    end = pd.to_datetime(df["end"])
+    days = (end - start).dt.days
+    is_10k = df["form"].astype(str).str.match(r"^10-K(?:/A)?$")
+    annual = df.loc[is_10k & days.between(*YEAR_DAYS)].copy()
+    if annual.empty:
+        return empty
+    # the filing's own fiscal year: the latest annual end in that accession
+    annual = annual.loc[annual["end"] == annual.groupby("accn")["end"].transform("max")]
+    nine = df.loc[days.between(*NINE_MONTH_DAYS)].copy()
+    if nine.empty:
+        return empty
+    key = ["cik", "taxonomy", "concept", "unit", "start"]
+    pairs = annual.merge(nine[key + ["end", "val", "filed", "accn"]], on=key, suffixes=("", "_9m"))
+    gap = (pd.to_datetime(pairs["end"]) - pd.to_datetime(pairs["end_9m"])).dt.days
+    pairs = pairs.loc[gap.between(80, 100) & (pairs["filed_9m"] <= pairs["filed"])]
+    if pairs.empty:
+        return empty
+    # the nine months as known when the 10-K was filed: the latest report on or before it
+    pairs = pairs.sort_values(["filed_9m", "accn_9m"], kind="mergesort")
+    pairs = pairs.drop_duplicates(key + ["end", "accn", "val"], keep="last")
+    out = pairs[cols].copy()
+    out["start"] = (pd.to_datetime(pairs["end_9m"]) + pd.Timedelta(days=1)).dt.strftime("%Y-%m-%d").to_numpy()
+    out["val"] = (pairs["val"] - pairs["val_9m"]).to_numpy(dtype="float64")
+    out["fp"] = "Q4"
+    out["frame"] = None
+    reported = set(zip(df["cik"], df["taxonomy"], df["concept"], df["unit"], df["start"], df["end"]))
+    keep = [k not in reported for k in zip(out["cik"], out["taxonomy"], out["concept"], out["unit"], out["start"], out["end"])]
+    out = out.loc[keep].reset_index(drop=True)
+    out["derived"] = True
+    return out
 
 
 def as_of(facts: pd.DataFrame, date: Any) -> pd.DataFrame:
@@ -302,6 +375,8 @@ class CompanyFactsReader(SourceReader):
         SEC User-Agent with contact e-mail (live only); default ``$ANACHRON_SEC_USER_AGENT``.
     min_interval:
         Seconds between live requests.
+    derive_q4:
+        Add derived fourth quarters (:func:`derive_q4`; default True).
 
     After :meth:`read`: :attr:`manifest` (one :func:`manifest_entry` per company file, with
     ``cik`` and ``entity_name``) and :attr:`skipped_by_reason`.
@@ -323,6 +398,7 @@ class CompanyFactsReader(SourceReader):
         user_agent: str | None = None,
         min_interval: float = MIN_INTERVAL,
         timeout: float = 60.0,
+        derive_q4: bool = True,
     ) -> None:
         self.ciks = None if ciks is None else list(dict.fromkeys(_cik(c) for c in ciks))
         if self.ciks is not None and not self.ciks:
@@ -331,6 +407,7 @@ class CompanyFactsReader(SourceReader):
         self.user_agent = user_agent
         self.min_interval = float(min_interval)
         self.timeout = timeout
+        self.derive_q4 = bool(derive_q4)
 
     def _read_snapshot(self, snap: Path) -> pd.DataFrame:
         return self._facts(self._snapshot_docs(snap))
@@ -344,6 +421,7 @@ class CompanyFactsReader(SourceReader):
             "companies": int(table["cik"].nunique()),
             "revisions": int((table["revision"] > 0).sum()),
             "value_changing_revisions": int(table["value_changed"].sum()),
+            "derived_q4": int(table["derived"].sum()),
             "fetched_at": utc_now(),
         }
 
@@ -358,6 +436,11 @@ class CompanyFactsReader(SourceReader):
             cik = int(df["cik"].iloc[0]) if len(df) else None
             self._record(origin, sha, len(df), kind="companyfacts", cik=cik, entity_name=entity)
         facts = pd.concat(frames, ignore_index=True) if frames else parse_companyfacts({"cik": 1, "facts": {}}, "empty")
+        facts["derived"] = False
+        if self.derive_q4:
+            derived = derive_q4(facts)
+            if len(derived):
+                facts = pd.concat([facts, derived], ignore_index=True)
         out = add_revisions(facts, counts)
         self.skipped_by_reason = {k: int(v) for k, v in sorted(counts.items()) if v}
         log.info(
@@ -414,16 +497,19 @@ def fetch(
     ciks: Iterable[int | str] | None = None,
     user_agent: str | None = None,
     min_interval: float = MIN_INTERVAL,
+    derive_q4: bool = True,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The ``fetch_edgar`` entry point: all facts with revision columns, and a manifest.
 
     Returns ``(facts, manifest)``; ``facts`` as in the module docstring, ``manifest`` =
     ``{"sources": [...], "skipped_by_reason": {...}, "rows": n, "revisions": rows with
-    revision > 0, "value_changing_revisions": rows with value_changed, "companies": n,
-    "fetched_at": ...}``. The User-Agent is never written to the manifest.
+    revision > 0, "value_changing_revisions": rows with value_changed, "derived_q4": derived
+    fourth-quarter rows, "companies": n, "fetched_at": ...}``. The User-Agent is never written to the manifest.
 
     Raises:
         SourceError: see :class:`CompanyFactsReader`.
     """
-    reader = CompanyFactsReader(ciks, session=session, snapshot_dir=snapshot_dir, user_agent=user_agent, min_interval=min_interval)
+    reader = CompanyFactsReader(
+        ciks, session=session, snapshot_dir=snapshot_dir, user_agent=user_agent, min_interval=min_interval, derive_q4=derive_q4
+    )
     return reader.fetch()

@@ -698,6 +698,8 @@ class EdgarGrounding:
                 f"EDGAR: {who} {fam.name} for {cand.label}: stated {stated} matches {first['concept']} "
                 f"{reported}, first reported in {filing}"
             )
+            if bool(first.get("derived", False)):
+                reason += " (derived: the 10-K's fiscal year minus the nine months to date)"
             if bool(first.get("value_changed", False)) and isinstance(first.get("restates"), str):
                 orig = rows[
                     (rows["accn"] == first["restates"])
@@ -720,7 +722,11 @@ class EdgarGrounding:
 
 def load_edgar_grounding(path: str, aliases: Mapping[str, str | int] | None = None) -> EdgarGrounding:
     """Build :class:`EdgarGrounding` from the facts parquet (only the columns it needs)."""
+    import pyarrow.parquet as pq
+
     cols = ["cik", "entity_name", "concept", "unit", "val", "start", "end", "fy", "form", "filed", "accn",
             "value_changed", "restates"]
+    if "derived" in pq.read_schema(path).names:  # tables built before derived fourth quarters lack it
+        cols.append("derived")
     return EdgarGrounding(pd.read_parquet(path, columns=cols), aliases)
 
