@@ -63,6 +63,13 @@ def test_edgar_one_document_per_fact_and_filing_with_restatement_links(edgar_fac
     assert report["by_kind"] == {"fact": 6, "restatement": 2}
 
 
+def test_edgar_derived_q4_is_no_corpus_document(edgar_facts):
+    derived = edgar_facts.iloc[[0]].assign(derived=True, accn="0000000042-99-000001", filed="2023-02-01")
+    facts = pd.concat([edgar_facts.assign(derived=False), derived], ignore_index=True)
+    corpus, _, _ = build_corpus({"edgar": facts}, cik_tickers={42: "EXWD"})
+    assert len(corpus) == len(edgar_facts) and not corpus["doc_id"].str.contains("0000000042-99-000001").any()
+
+
 def test_edgar_unknown_cik_has_no_ticker_entity(edgar_facts):
     corpus, _, _ = build_corpus({"edgar": edgar_facts})
     assert set(corpus["entities"]) == {"[]"}

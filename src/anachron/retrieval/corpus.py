@@ -286,6 +286,8 @@ def _news_docs(df: pd.DataFrame, b: _Builder) -> None:
 def _edgar_docs(df: pd.DataFrame, b: _Builder, cik_tickers: Mapping[int, tuple[str, ...]]) -> None:
     key = ["cik", "taxonomy", "concept", "unit", "start", "end"]
     _require(df, key + ["val", "form", "filed", "accn", "revision", "value_changed", "restates"], "edgar")
+    if "derived" in df.columns:  # a derived Q4 (fiscal year minus nine months) is no filed document
+        df = df[~df["derived"].astype("boolean").fillna(False).astype(bool)]
     df = df.reset_index(drop=True).copy()
     df["_start"] = df["start"].astype(object).where(df["start"].notna(), "")
     # Order every period's reports as the source numbered them (revision 0, 1, ...).
