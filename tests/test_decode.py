@@ -7,7 +7,8 @@ import json
 import pytest
 
 from anachron.llm.decode import EMPTY_ANSWER, FROM_FENCE, FROM_SPAN, FROM_WHOLE, decode_json
-from anachron.llm.structured import PARSE_NOT_JSON, PARSE_OK_BRACES, PARSE_OK_FENCED, parse_output
+from anachron.llm.structured import parse_output
+from anachron.store.schema import ParseStatus
 from anachron.methods.rag import parse_queries
 from anachron.verify.extract.llm import parse_extraction
 from anachron.verify.layers.llm import parse_verdicts
@@ -55,7 +56,7 @@ def test_fence_tag_in_any_case(tag):
     and failed when prose after the fence held a brace."""
     text = f"Answer:\n```{tag}\n" + json.dumps(ANSWER) + "\n```\nNote: {see above}"
     assert decode_json(text).value == ANSWER
-    assert parse_output(text).status == PARSE_OK_FENCED
+    assert parse_output(text).status == ParseStatus.OK_FENCED
     assert parse_queries(f"```{tag}\n" + json.dumps(QUERIES) + "\n```\n[done]", 3, 6)[0] == ["ab 2020", "cd 2020", "ef 2020"]
     assert parse_verdicts(f"```{tag}\n" + json.dumps(VERDICTS) + "\n```\n{ok}", 1)[1] is None
 
@@ -65,10 +66,10 @@ def test_first_complete_value_of_a_span():
     text = "Draft: " + json.dumps(ANSWER) + " and the final one " + json.dumps({**ANSWER, "prediction": 2})
     got = decode_json(text)
     assert (got.value, got.source) == (ANSWER, FROM_SPAN)
-    assert parse_output(text).status == PARSE_OK_BRACES
+    assert parse_output(text).status == ParseStatus.OK_BRACES
     assert decode_json('[1, 2] and [3]', list).value == [1, 2]
     # truncated answers stay unusable: an object nested in a broken one is never taken
-    assert parse_output(json.dumps(ANSWER)[:-5]).status == PARSE_NOT_JSON
+    assert parse_output(json.dumps(ANSWER)[:-5]).status == ParseStatus.TRUNCATED
     assert decode_json('{"x": {"a": 1}, "y": ').value is None
 
 
@@ -105,6 +106,6 @@ def test_extractor_uses_the_decoder():
 def test_an_item_of_a_larger_value_is_not_the_answer():
     """The first-complete-value rule never takes an item of an enclosing array or object."""
     items = '[{"index": 0, "plausible": true}, {"index": 1, "plausible": false}]'
-    assert decode_json(items).value is None and parse_output(items).status == PARSE_NOT_JSON
+    assert decode_json(items).value is None and parse_output(items).status == ParseStatus.NOT_JSON
     truncated = '{"evidence": [{"id": 1, "fact": "a"}], "reasoning": "grew [1] then fell [2]", "predic'
     assert decode_json(truncated, list).value is None

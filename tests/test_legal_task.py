@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anachron.llm.structured import PARSE_BAD_PREDICTION, PARSE_OK, parse_output
+from anachron.llm.structured import parse_output
+from anachron.store.schema import ParseStatus
 from anachron.sources import courtlistener, oyez, scdb
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.tasks.base import INSTANCE_COLUMNS
@@ -389,9 +390,9 @@ def test_parse_output_rejects_out_of_range_probability(eval_row):
     task = LegalTask()
     validate = lambda p: task.validate_prediction(eval_row, p)  # noqa: E731
     good = parse_output('{"evidence": [{"id": 1, "fact": "x", "source_date": "2019-01-01"}], "reasoning": "[1]", "prediction": 0.7}', validate)
-    assert good.status == PARSE_OK and good.prediction == 0.7
+    assert good.status == ParseStatus.OK and good.prediction == 0.7
     bad = parse_output('{"evidence": [], "reasoning": "", "prediction": 1.7}', validate)
-    assert bad.status == PARSE_BAD_PREDICTION
+    assert bad.status == ParseStatus.INVALID_PREDICTION
     alias = parse_output('{"evidence": [], "reasoning": "", "probability_petitioner": 0.2}', validate, task.prediction_aliases)
     assert alias.prediction == 0.2
 

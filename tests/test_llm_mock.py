@@ -15,7 +15,8 @@ from anachron.llm.cache import LLMCache
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider, make_provider
 from anachron.llm.providers.mock import MockOptions, regex_example, schema_instance
-from anachron.llm.structured import PARSE_OK, output_schema
+from anachron.llm.structured import output_schema
+from anachron.store.schema import ParseStatus
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from fictional_corpus import stock_row
 
@@ -100,7 +101,7 @@ def test_default_answer_parses_as_a_task_completion():
     (res,) = run_all(client, [generation_request(task, row, {}, max_evidence=5)])
     parsed = parse_result(task, row, res)
     assert res.ok and res.finish_reason == "stop" and res.completion_tokens > 0 and res.prompt_tokens > 0
-    assert parsed.status == PARSE_OK and parsed.prediction == ["CYGR", "ESKF"] and len(parsed.evidence) == 1
+    assert parsed.status == ParseStatus.OK and parsed.prediction == ["CYGR", "ESKF"] and len(parsed.evidence) == 1
     (free,) = run_all(client, [req("no schema")])
     assert free.text == "{}"
 

@@ -1,16 +1,7 @@
 import json
 
-from anachron.llm.structured import (
-    PARSE_BAD_PREDICTION,
-    PARSE_EMPTY,
-    PARSE_NOT_JSON,
-    PARSE_OK,
-    PARSE_OK_BRACES,
-    PARSE_OK_FENCED,
-    PARSE_SCHEMA_ERROR,
-    output_schema,
-    parse_output,
-)
+from anachron.llm.structured import output_schema, parse_output
+from anachron.store.schema import ParseStatus
 
 ANSWER = {
     "evidence": [
@@ -30,7 +21,7 @@ def _ranking(p):
 
 def test_direct_json():
     out = parse_output(json.dumps(ANSWER), _ranking)
-    assert out.status == PARSE_OK
+    assert out.status == ParseStatus.OK
     assert [e.id for e in out.evidence] == [1, 2]
     assert out.prediction == ["AAA", "BBB"]
 
@@ -38,45 +29,45 @@ def test_direct_json():
 def test_fenced_block_fallback():
     text = "Here is my answer:\n```json\n" + json.dumps(ANSWER) + "\n```\nThanks."
     out = parse_output(text, _ranking)
-    assert out.status == PARSE_OK_FENCED
+    assert out.status == ParseStatus.OK_FENCED
     assert out.reasoning.startswith("AAA grew")
 
 
 def test_outermost_braces_fallback():
     text = "Sure! " + json.dumps(ANSWER) + " Hope this helps"
     out = parse_output(text, _ranking)
-    assert out.status == PARSE_OK_BRACES
+    assert out.status == ParseStatus.OK_BRACES
     assert len(out.evidence) == 2
 
 
 def test_not_json_is_a_status_not_an_exception():
     out = parse_output("I think AAA will do best, then BBB.", _ranking)
-    assert out.status == PARSE_NOT_JSON
+    assert out.status == ParseStatus.NOT_JSON
     assert out.evidence == [] and out.prediction is None
     assert not out.evidence_usable
 
 
-def test_truncated_json_is_not_json():
+def test_truncated_json_is_truncated():
     text = json.dumps(ANSWER)[:-20]
-    assert parse_output(text, _ranking).status == PARSE_NOT_JSON
+    assert parse_output(text, _ranking).status == ParseStatus.TRUNCATED
 
 
 def test_empty_and_none():
-    assert parse_output("", _ranking).status == PARSE_EMPTY
-    assert parse_output(None, _ranking).status == PARSE_EMPTY
+    assert parse_output("", _ranking).status == ParseStatus.EMPTY
+    assert parse_output(None, _ranking).status == ParseStatus.EMPTY
 
 
 def test_schema_error_names_field():
     bad = dict(ANSWER, evidence=[{"id": 1, "source_date": "2019-01-01"}])
     out = parse_output(json.dumps(bad), _ranking)
-    assert out.status == PARSE_SCHEMA_ERROR
+    assert out.status == ParseStatus.INVALID
     assert "fact" in out.error
 
 
 def test_invalid_prediction_keeps_evidence():
     bad = dict(ANSWER, prediction=["AAA", "AAA"])
     out = parse_output(json.dumps(bad), _ranking)
-    assert out.status == PARSE_BAD_PREDICTION
+    assert out.status == ParseStatus.INVALID_PREDICTION
     assert out.evidence_usable and not out.prediction_usable
     assert len(out.evidence) == 2
 

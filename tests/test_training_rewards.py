@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE
-from anachron.store.schema import PARSE_BAD_PREDICTION, PARSE_EMPTY, PARSE_NOT_JSON, PARSE_OK, PARSE_SCHEMA_ERROR
+from anachron.store.schema import ParseStatus
 from anachron.training.rewards import (
     CompletionScore,
     GroupResult,
@@ -32,10 +32,10 @@ from anachron.training.rewards import (
 from conftest import REPO
 
 CFG = RewardConfig()
-STATUSES = (*sorted(EVIDENCE_USABLE), PARSE_SCHEMA_ERROR, PARSE_NOT_JSON, PARSE_EMPTY)
+STATUSES = (*sorted(EVIDENCE_USABLE), ParseStatus.INVALID, ParseStatus.NOT_JSON, ParseStatus.EMPTY)
 
 
-def sc(iid="a", *, status=PARSE_OK, c=0, n=8, cov=1.0, words=120, perf=0.8, overlong=False, rleaks=0, recovered=None) -> CompletionScore:
+def sc(iid="a", *, status=ParseStatus.OK, c=0, n=8, cov=1.0, words=120, perf=0.8, overlong=False, rleaks=0, recovered=None) -> CompletionScore:
     if status not in PREDICTION_USABLE:
         perf = math.nan
     if recovered is None:  # a cut-off answer with complete evidence items in it, unless said otherwise
@@ -44,11 +44,11 @@ def sc(iid="a", *, status=PARSE_OK, c=0, n=8, cov=1.0, words=120, perf=0.8, over
 
 
 def degenerate(iid="a", **kw) -> CompletionScore:
-    return sc(iid, status=PARSE_NOT_JSON, c=0, n=0, cov=0.0, words=0, **kw)
+    return sc(iid, status=ParseStatus.NOT_JSON, c=0, n=0, cov=0.0, words=0, **kw)
 
 
 def near_miss(iid="a", **kw) -> CompletionScore:
-    return sc(iid, status=PARSE_BAD_PREDICTION, **kw)
+    return sc(iid, status=ParseStatus.INVALID_PREDICTION, **kw)
 
 
 def test_pure_module_imports_no_torch_pandas_verifier_or_llm():
@@ -194,7 +194,7 @@ def test_format_penalty_ratio_cap_binds():
 
 
 def test_failed_and_empty_groups_do_not_crash():
-    g = group_rewards([degenerate(), near_miss(), degenerate(overlong=True), sc(status=PARSE_EMPTY)])
+    g = group_rewards([degenerate(), near_miss(), degenerate(overlong=True), sc(status=ParseStatus.EMPTY)])
     assert g.mode == "failed" and g.n_valid == 0 and g.n_failed == 4 and g.n_near_miss == 2
     assert g.rewards == pytest.approx([-0.5, -0.25, -0.25, -0.5])
     # no valid member but a leaking near miss: leakage mode, the leaker below the clean near miss

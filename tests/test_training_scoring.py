@@ -10,7 +10,7 @@ import math
 import pandas as pd
 import pytest
 
-from anachron.store.schema import INSTANCE_COLUMNS, PARSE_BAD_PREDICTION, PARSE_EMPTY, PARSE_NOT_JSON, PARSE_OK, SCORE_COLUMNS
+from anachron.store.schema import INSTANCE_COLUMNS, SCORE_COLUMNS, ParseStatus
 from anachron.tasks.registry import get_task
 from anachron.training.rewards import batch_rewards
 from anachron.training.scoring import score_completions
@@ -67,7 +67,7 @@ def test_clean_leaked_undated_and_blurred_completions(instances):
     blurred = completion([RULING, {"id": 2, "fact": "The Supreme Court heard argument in 2019.", "source_date": "2019"}])
     scores, frame = score_completions(TASK, instances, [A] * 4, [clean, leaked, undated, blurred])
     c, lk, ud, bl = scores
-    assert c.parse_status == PARSE_OK and c.valid and c.leak_count == 0
+    assert c.parse_status == ParseStatus.OK and c.valid and c.leak_count == 0
     assert c.n_evidence == 2 and c.coverage == 1.0 and c.reasoning_words == len(REASONING.split())
     assert c.perf == pytest.approx(1 - 0.3**2)  # legal Perf: 1 - (p - y)^2, petitioner won
     assert lk.leak_count == 1 and frame.loc[1, "n_leaked"] == 1
@@ -103,12 +103,12 @@ def test_reasoning_leaks_are_counted_apart(instances):
 def test_garbage_text_is_a_parse_status_not_a_crash(instances):
     texts = ["I think the petitioner wins.", "", None, '{"evidence": [', completion([RULING], prediction=1.7)]
     scores, frame = score_completions(TASK, instances, [A] * 5, texts, ["stop", "stop", None, "length", "stop"])
-    assert [s.parse_status for s in scores[:3]] == [PARSE_NOT_JSON, PARSE_EMPTY, PARSE_EMPTY]
+    assert [s.parse_status for s in scores[:3]] == [ParseStatus.NOT_JSON, ParseStatus.EMPTY, ParseStatus.EMPTY]
     assert not any(s.valid for s in scores) and all(math.isnan(s.perf) for s in scores)
     assert all(s.leak_count == 0 and s.n_evidence == 0 for s in scores[:4])
     assert scores[3].overlong and not scores[3].near_miss  # cut off before a single complete item: degenerate
     bad = scores[4]
-    assert bad.parse_status == PARSE_BAD_PREDICTION and bad.evidence_usable and bad.n_evidence == 1 and bad.near_miss
+    assert bad.parse_status == ParseStatus.INVALID_PREDICTION and bad.evidence_usable and bad.n_evidence == 1 and bad.near_miss
     assert frame["overlong"].tolist() == [False, False, False, True, False]
     rewards, groups = batch_rewards(scores)
     assert groups[0].mode == "failed" and all(r < 0 for r in rewards)

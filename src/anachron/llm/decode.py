@@ -19,6 +19,26 @@ Candidates, tried in this order; the first that decodes to the wanted kind wins:
    is an item of a larger value that does not decode (``[{"a": 1}, {"b": 2}]`` is no object;
    nor is the inner list of a truncated object).
 
+Strict decoding rejects an object that repeats a key (``{"a": 1, "a": 2}``: which value is
+meant?): :attr:`Decoded.duplicate_keys` names the keys and there is no value.
+
+When no candidate is strict JSON, two cases are told apart by scanning the text from its first
+opening bracket, skipping string contents (:func:`ends_inside_value`):
+
+* **truncated**: the text ends inside a JSON value (an open string or an unclosed bracket), as
+  an answer cut off at the token limit does. It is *not* repaired: closing its brackets would
+  give a valid but shorter answer (a ranking missing its last names, an evidence list missing
+  its last items) that nobody could tell from a complete one. Truncation thus wins over repair,
+  also when the text has other slips too. :attr:`Decoded.truncated` is True, no value.
+* **repairable**: otherwise the candidates are handed, in the same order, to the ``json_repair``
+  library (trailing commas, single quotes, comments, Python literals, a mismatched or extra
+  bracket); the first repaired value of the wanted kind wins, with source :data:`FROM_REPAIR`.
+  Its duplicate keys are not seen (the library keeps the last value).
+
+This detection does not look at ``finish_reason``, which some servers misreport; an answer that
+lacks only its final closing bracket is therefore ``truncated`` too, unless it sits in a code
+fence the model closed (then it was not cut off, and is repaired).
+
 Never raises on model text.
 """
 
@@ -29,16 +49,20 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import json_repair
+
 #: Where the decoded value came from (:attr:`Decoded.source`).
 FROM_WHOLE = "whole"
 FROM_FENCE = "fenced"
 FROM_SPAN = "span"
+FROM_REPAIR = "repaired"
 
 #: :attr:`Decoded.problem` of a None or blank answer.
 EMPTY_ANSWER = "empty answer"
 
 _FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
-_DECODER = json.JSONDecoder()
+_OPENERS = {dict: "{", list: "[{"}
+_CLOSER_OF = {"}": "{", "]": "["}
 
 
 @dataclass(frozen=True)
@@ -54,12 +78,18 @@ class Decoded:
             ``"JSON is a <type>, expected a <kind>"``.
         found_json: True when some candidate decoded as JSON, of whatever kind (tells an
             answer that is not JSON from one that is JSON of the wrong shape).
+        truncated: True when no candidate is strict JSON and the text ends inside a JSON value
+            (:func:`ends_inside_value`); there is no value then.
+        duplicate_keys: the keys repeated within one object of the first candidate that decoded
+            (sorted); non-empty means the answer was rejected and there is no value.
     """
 
     value: Any = None
     source: str | None = None
     problem: str | None = None
     found_json: bool = False
+    truncated: bool = False
+    duplicate_keys: tuple[str, ...] = ()
 
 
 def _candidates(text: str, kind: type) -> list[tuple[str, str]]:
@@ -75,18 +105,99 @@ def _candidates(text: str, kind: type) -> list[tuple[str, str]]:
     return out
 
 
-def _loads(source: str, cand: str) -> Any:
-    """``json.loads(cand)``; a bracket span with extra data after its first value gives that value,
-    unless a comma or closing bracket follows it (then it is an item of a larger, broken value)."""
-    try:
-        return json.loads(cand)
-    except json.JSONDecodeError as exc:
-        if source != FROM_SPAN or exc.msg != "Extra data":
-            raise
-        value, end = _DECODER.raw_decode(cand)
-        if cand[end:].lstrip()[:1] in (",", "]", "}"):
-            raise
-        return value
+class _Strict:
+    """A strict JSON decoder that records the keys repeated within one object (``object_pairs_hook``)."""
+
+    def __init__(self) -> None:
+        self.duplicates: set[str] = set()
+        self.decoder = json.JSONDecoder(object_pairs_hook=self._pairs)
+
+    def _pairs(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                self.duplicates.add(k)
+            out[k] = v
+        return out
+
+    def loads(self, source: str, cand: str) -> Any:
+        """``json.loads(cand)``; a bracket span with extra data after its first value gives that value,
+        unless a comma or closing bracket follows it (then it is an item of a larger, broken value)."""
+        self.duplicates.clear()
+        try:
+            return self.decoder.decode(cand)
+        except json.JSONDecodeError as exc:
+            if source != FROM_SPAN or exc.msg != "Extra data":
+                raise
+            self.duplicates.clear()
+            value, end = self.decoder.raw_decode(cand)
+            if cand[end:].lstrip()[:1] in (",", "]", "}"):
+                raise
+            return value
+
+
+def ends_inside_value(text: str | None, kind: type = dict) -> bool:
+    """True when ``text`` ends inside a JSON value: cut off (see the module docstring).
+
+    The scan starts at the first ``{`` (``kind=dict``) or at the first ``[`` or ``{``
+    (``kind=list``) and follows brackets outside double-quoted strings (a closer pops back to its
+    own opener; a stray closer is ignored). It ends with False as soon as the first value is
+    closed, so prose after it does not count; it is True when the text ends inside a string or
+    with a bracket still open. False for text without an opening bracket, and when that bracket
+    lies inside a closed code fence (the model ended the block itself: not cut off).
+    """
+    if not text:
+        return False
+    starts = [i for i in (text.find(o) for o in _OPENERS.get(kind, "{")) if i != -1]
+    if not starts:
+        return False
+    start = min(starts)
+    if any(m.start(1) <= start < m.end(1) for m in _FENCE.finditer(text)):
+        return False
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text[start:]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append(ch)
+        elif ch in _CLOSER_OF and _CLOSER_OF[ch] in stack:
+            while stack.pop() != _CLOSER_OF[ch]:
+                pass
+            if not stack:
+                return False
+    return True
+
+
+def _repaired(text: str, kind: type, list_keys: Sequence[str]) -> Any:
+    """The first candidate that ``json_repair`` turns into a value of ``kind`` (after ``list_keys``), or None."""
+    for _, cand in _candidates(text, kind):
+        try:
+            val = json_repair.loads(cand)
+        except Exception:  # the library must not crash a run on model text
+            continue
+        val = _of_kind(val, kind, list_keys)
+        if val is not None:
+            return val
+    return None
+
+
+def _of_kind(val: Any, kind: type, list_keys: Sequence[str]) -> Any:
+    """``val`` when it is a ``kind``; for ``kind=list``, an object's list under ``list_keys`` (else its
+    first list value); None otherwise."""
+    if kind is list and isinstance(val, dict):
+        lists = [val[k] for k in list_keys if isinstance(val.get(k), list)]
+        lists += [v for v in val.values() if isinstance(v, list)]
+        if lists:
+            return lists[0]
+    return val if isinstance(val, kind) else None
 
 
 def decode_json(text: str | None, kind: type = dict, list_keys: Sequence[str] = ()) -> Decoded:
@@ -100,29 +211,37 @@ def decode_json(text: str | None, kind: type = dict, list_keys: Sequence[str] = 
             (``{"verdicts": [...]}`` -> the list).
 
     Returns:
-        A :class:`Decoded`.
+        A :class:`Decoded`: a strict value; or rejected for duplicate keys; or ``truncated``; or a
+        repaired value (source :data:`FROM_REPAIR`); or no value (module docstring).
     """
     if text is None or not str(text).strip():
         return Decoded(problem=EMPTY_ANSWER)
     text = str(text)
     last_err = "not valid JSON"
     found = False
+    strict = _Strict()
     for source, cand in _candidates(text, kind):
         try:
-            val = _loads(source, cand)
-        except (json.JSONDecodeError, ValueError) as exc:
+            val = strict.loads(source, cand)
+        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
             last_err = f"not valid JSON ({exc.msg} at char {exc.pos})" if isinstance(exc, json.JSONDecodeError) else "not valid JSON"
             continue
         found = True
-        if kind is list and isinstance(val, dict):
-            lists = [val[k] for k in list_keys if isinstance(val.get(k), list)]
-            lists += [v for v in val.values() if isinstance(v, list)]
-            if lists:
-                return Decoded(lists[0], source, None, True)
-        if isinstance(val, kind):
-            return Decoded(val, source, None, True)
+        if strict.duplicates:
+            dups = tuple(sorted(strict.duplicates))
+            return Decoded(problem=f"duplicate key(s) {', '.join(map(repr, dups))}", found_json=True, duplicate_keys=dups)
+        got = _of_kind(val, kind, list_keys)
+        if got is not None:
+            return Decoded(got, source, None, True)
         last_err = f"JSON is a {type(val).__name__}, expected a {kind.__name__}"
-    return Decoded(problem=last_err, found_json=found)
+    if found:
+        return Decoded(problem=last_err, found_json=True)
+    if ends_inside_value(text, kind):
+        return Decoded(problem=f"{last_err}; the text ends inside a JSON value (cut off)", truncated=True)
+    repaired = _repaired(text, kind, list_keys)
+    if repaired is not None:
+        return Decoded(repaired, FROM_REPAIR, None, True)
+    return Decoded(problem=last_err)
 
 
 def complete_objects(text: str | None, required_keys: Sequence[str] = ()) -> list[dict[str, Any]]:

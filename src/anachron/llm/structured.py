@@ -8,9 +8,10 @@ Every method asks the model for one JSON object (docs/methods.md#output)::
 
 :func:`parse_output` never raises on model text. It decodes the first JSON object of
 the answer with :func:`anachron.llm.decode.decode_json` (the whole text, the first fenced
-code block, the outermost ``{...}`` span) and validates it with pydantic. The result carries
-a ``parse_status`` (which of the three gave the object) so that parse failures are counted
-(parse rate) instead of crashing a run.
+code block, the outermost ``{...}`` span; a ``json_repair`` fix when none is strict JSON and the
+text was not cut off), checks that the required keys are there and validates it with pydantic.
+The result carries a ``parse_status`` (:class:`~anachron.store.schema.ParseStatus`, the one
+enum of parse outcomes) so that parse failures are counted (parse rate) instead of crashing a run.
 """
 
 from __future__ import annotations
@@ -20,21 +21,19 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from anachron.llm.decode import FROM_FENCE, FROM_SPAN, FROM_WHOLE, decode_json
-from anachron.store.schema import (
-    EVIDENCE_USABLE,
-    PARSE_BAD_PREDICTION,
-    PARSE_EMPTY,
-    PARSE_NOT_JSON,
-    PARSE_OK,
-    PARSE_OK_BRACES,
-    PARSE_OK_FENCED,
-    PARSE_SCHEMA_ERROR,
-    PREDICTION_USABLE,
-)
+from anachron.llm.decode import FROM_FENCE, FROM_REPAIR, FROM_SPAN, FROM_WHOLE, decode_json
+from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE, ParseStatus
 
 #: Parse status of each :func:`~anachron.llm.decode.decode_json` source.
-_STATUS_OF_SOURCE = {FROM_WHOLE: PARSE_OK, FROM_FENCE: PARSE_OK_FENCED, FROM_SPAN: PARSE_OK_BRACES}
+_STATUS_OF_SOURCE = {
+    FROM_WHOLE: ParseStatus.OK,
+    FROM_FENCE: ParseStatus.OK_FENCED,
+    FROM_SPAN: ParseStatus.OK_BRACES,
+    FROM_REPAIR: ParseStatus.REPAIRED,
+}
+#: Top-level keys every answer must have (the ``required`` list of :func:`output_schema`);
+#: ``prediction`` may be written under one of the task's aliases.
+REQUIRED_KEYS = ("evidence", "reasoning", "prediction")
 
 
 class EvidenceItem(BaseModel):
@@ -75,16 +74,16 @@ class ParsedOutput:
     """Result of :func:`parse_output`.
 
     Attributes:
-        status: one of the ``PARSE_*`` constants.
+        status: a :class:`~anachron.store.schema.ParseStatus` (a ``str``).
         evidence: deduplicated evidence items (lower-cased fact text), in model order,
             renumbered only where the model gave no id.
         reasoning: the reasoning text ("" when unavailable).
         prediction: the task-validated prediction, or None.
-        error: a short reason when status is not ``ok*``.
+        error: a short reason when the prediction is not usable.
         n_dropped: evidence items removed as repeats or placeholders.
     """
 
-    status: str
+    status: ParseStatus
     evidence: list[EvidenceItem] = field(default_factory=list)
     reasoning: str = ""
     prediction: Any = None
@@ -140,25 +139,35 @@ def parse_output(
             the field name in the TEMPO paper's stock prompt, App. I.1).
 
     Returns:
-        A :class:`ParsedOutput`.
+        A :class:`ParsedOutput`. Its status, checked in this order (docs/methods.md#output):
+        ``empty``; ``duplicate_keys``; ``truncated``; ``not_json``; ``invalid`` (a key of
+        :data:`REQUIRED_KEYS` missing, or a field of the wrong type); ``invalid_prediction``;
+        else the source of the object (``ok``, ``ok_fenced``, ``ok_braces``, ``repaired``).
     """
     if text is None or not text.strip():
-        return ParsedOutput(status=PARSE_EMPTY, error="empty completion")
+        return ParsedOutput(status=ParseStatus.EMPTY, error="empty completion")
     found = decode_json(text, dict)
+    if found.duplicate_keys:
+        return ParsedOutput(status=ParseStatus.DUPLICATE_KEYS, error=found.problem)
+    if found.truncated:
+        return ParsedOutput(status=ParseStatus.TRUNCATED, error=found.problem)
     if found.value is None:
-        return ParsedOutput(status=PARSE_NOT_JSON, error="no JSON object found")
+        return ParsedOutput(status=ParseStatus.NOT_JSON, error="no JSON object found")
     decoded, status = found.value, _STATUS_OF_SOURCE[found.source]
     if decoded.get("prediction") is None:
         for key in aliases:
             if key in decoded:
                 decoded["prediction"] = decoded[key]
                 break
+    missing = [k for k in REQUIRED_KEYS if k not in decoded]
+    if missing:
+        return ParsedOutput(status=ParseStatus.INVALID, error=f"missing required key(s): {', '.join(missing)}")
     try:
         model = ModelOutput.model_validate(decoded)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first.get("loc", ()))
-        return ParsedOutput(status=PARSE_SCHEMA_ERROR, error=f"{loc}: {first.get('msg')}")
+        return ParsedOutput(status=ParseStatus.INVALID, error=f"{loc}: {first.get('msg')}")
     evidence = dedup_evidence(model.evidence)
     dropped = len(model.evidence) - len(evidence)
     if validate_prediction is None:
@@ -169,7 +178,7 @@ def parse_output(
         prediction = validate_prediction(model.prediction)
     except (ValueError, TypeError) as exc:
         return ParsedOutput(
-            status=PARSE_BAD_PREDICTION, evidence=evidence, reasoning=model.reasoning, error=str(exc)[:300],
+            status=ParseStatus.INVALID_PREDICTION, evidence=evidence, reasoning=model.reasoning, error=str(exc)[:300],
             n_dropped=dropped,
         )
     return ParsedOutput(
@@ -205,5 +214,5 @@ def output_schema(prediction_schema: dict[str, Any], max_evidence: int = 10) -> 
             "reasoning": {"type": "string", "maxLength": 1000},
             "prediction": prediction_schema,
         },
-        "required": ["evidence", "reasoning", "prediction"],
+        "required": list(REQUIRED_KEYS),
     }

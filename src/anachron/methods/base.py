@@ -1,7 +1,23 @@
 """What every method returns, and the shared generation step.
 
 A method maps eval instances to one :class:`MethodResult` per instance: the
-final completion, its parse, and a trace of the steps it took. The output row
+final completion, its parse, and a trace of the steps it took.
+
+Every answer a method parses with the output schema goes through :func:`complete_and_parse`,
+which asks once more for an answer whose parse status is in
+:data:`~anachron.store.schema.RETRIED` (docs/methods.md#output):
+
+* ``truncated``: the same request with ``max_tokens`` doubled (the effective limit: the
+  request's, else the model's, else the tokens the cut-off answer used), capped at
+  :data:`RETRY_MAX_TOKENS` and, for a local model, at the room its ``n_ctx`` leaves after the
+  prompt; no retry when the cap
+  leaves no room to grow (the same request would return the same cut-off answer);
+* ``invalid``, ``duplicate_keys``: the same request as the next sample (``sample_index + 1``),
+  a new cache key and seed, so the cache does not return the same answer.
+
+The retry's answer is final, whatever its status (no loop); only when the retry call itself
+fails (``ChatResult.error``) is the first answer kept. Answers that parse are never asked again,
+so their requests, cache keys and outputs are what they were without retries. The output row
 layout (:data:`~anachron.store.schema.RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
 holds.
 """
@@ -15,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from anachron.llm.structured import ParsedOutput, output_schema, parse_output
-from anachron.llm.types import ChatRequest, ChatResult
+from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.store.schema import RETRIED, ParseStatus
 from anachron.tasks.base import Task
 
 if TYPE_CHECKING:
@@ -50,7 +67,7 @@ class MethodResult:
             "completion": self.completion,
             "finish_reason": self.finish_reason,
             "llm_error": self.llm_error,
-            "parse_status": self.parsed.status,
+            "parse_status": str(self.parsed.status),
             "parse_error": self.parsed.error,
             "evidence": json.dumps([e.model_dump() for e in self.parsed.evidence]),
             "n_evidence_dropped": self.parsed.n_dropped,
@@ -80,6 +97,111 @@ def parse_result(task: Task, row: pd.Series, result: ChatResult) -> ParsedOutput
     )
 
 
+#: The largest ``max_tokens`` a retry of a truncated answer asks for (a local model: also at most ``n_ctx``).
+RETRY_MAX_TOKENS = 8192
+
+
+def retry_request(request: ChatRequest, status: str, result: ChatResult, spec: ModelSpec) -> tuple[ChatRequest, dict[str, Any]] | None:
+    """The one retry of an answer with parse ``status`` (module docstring), or None for no retry.
+
+    Args:
+        request: the request that gave the answer.
+        status: the answer's parse status.
+        result: the answer (its ``completion_tokens`` stand in for an unknown token limit).
+        spec: the model (its ``params`` give the default ``max_tokens``; a local model's ``n_ctx``
+            less the answer's ``prompt_tokens`` caps the new limit).
+
+    Returns:
+        ``(retry request, trace fields)``: ``reason`` (the status) and ``max_tokens`` (old and new)
+        or ``sample_index`` of the retry; None when the status is not retried or a truncated
+        answer's limit cannot grow.
+    """
+    if status not in RETRIED:
+        return None
+    tag = {**request.tag, "retry": str(status)}
+    if status != ParseStatus.TRUNCATED:
+        index = request.sample_index + 1
+        return request.model_copy(update={"sample_index": index, "tag": tag}), {"reason": str(status), "sample_index": index}
+    cap = min(RETRY_MAX_TOKENS, spec.n_ctx - result.prompt_tokens) if spec.provider == "local" else RETRY_MAX_TOKENS
+    limit = {**spec.params, **request.params}.get("max_tokens") or result.completion_tokens or None
+    new = cap if limit is None else min(2 * int(limit), cap)
+    if limit is not None and new <= int(limit):
+        return None
+    params = {**request.params, "max_tokens": new}
+    fields = {"reason": str(status), "max_tokens_before": None if limit is None else int(limit), "max_tokens": new}
+    return request.model_copy(update={"params": params, "tag": tag}), fields
+
+
+@dataclass
+class Completed:
+    """One answer of :func:`complete_and_parse`: the final result and its parse.
+
+    Attributes:
+        result: the final completion (the retry's when there was one whose call succeeded).
+        parsed: its parse.
+        first_key, first_status: cache key and parse status of the first answer.
+        retry: a trace step describing the retry (``step`` ``retry``, ``of`` the step retried,
+            ``reason``, the new ``max_tokens`` or ``sample_index``, its ``cache_key``,
+            ``parse_status`` and ``llm_error``); None without one.
+    """
+
+    result: ChatResult
+    parsed: ParsedOutput
+    first_key: str
+    first_status: str
+    retry: dict[str, Any] | None = None
+
+    @property
+    def n_calls(self) -> int:
+        """LLM calls made for this answer: 1, or 2 with a retry."""
+        return 1 if self.retry is None else 2
+
+    def steps(self, step: str, **extra: Any) -> list[dict[str, Any]]:
+        """Its trace steps: ``{"step": step, "cache_key", "parse_status", **extra}`` of the first
+        answer, then the retry step when there was one."""
+        first = {"step": step, "cache_key": self.first_key, "parse_status": self.first_status, **extra}
+        return [first] if self.retry is None else [first, self.retry]
+
+
+def complete_and_parse(
+    task: Task,
+    rows: list[pd.Series],
+    requests: list[ChatRequest],
+    client: "LLMClient",
+    *,
+    desc: str,
+) -> list[Completed]:
+    """Run ``requests``, parse each answer, and ask once more where :func:`retry_request` says so.
+
+    Args:
+        task: the task (its prediction validator is used by the parser).
+        rows: instance rows, in the order of ``requests``.
+        requests: one request per row (output-schema answers).
+        client: the LLM client (cached, concurrent); retries run as one more concurrent batch.
+        desc: progress-bar label (``desc + " retry"`` for the retries).
+
+    Returns:
+        One :class:`Completed` per request, in order. Never raises on model output.
+    """
+    results = client.complete_many(requests, desc=desc)
+    done = []
+    for row, res in zip(rows, results):
+        parsed = parse_result(task, row, res)
+        done.append(Completed(res, parsed, res.cache_key, parsed.status))
+    retries = [(i, retry_request(requests[i], c.parsed.status, c.result, client.spec)) for i, c in enumerate(done)]
+    retries = [(i, r) for i, r in retries if r is not None]
+    if not retries:
+        return done
+    second = client.complete_many([r[0] for _, r in retries], desc=f"{desc} retry")
+    for (i, (_, fields)), res in zip(retries, second):
+        first = done[i]
+        parsed = parse_result(task, rows[i], res) if res.ok else first.parsed
+        step = {"step": "retry", "of": requests[i].tag.get("step"), **fields, "cache_key": res.cache_key,
+                "parse_status": parsed.status if res.ok else None, "llm_error": res.error}
+        done[i] = Completed(res if res.ok else first.result, parsed, first.first_key, first.first_status, step)
+    return done
+
+
 def generate_and_parse(
     task: Task,
     rows: list[pd.Series],
@@ -90,7 +212,8 @@ def generate_and_parse(
     traces: list[list[dict[str, Any]]] | None = None,
     calls_before: int = 0,
 ) -> list[MethodResult]:
-    """Run the final generation request of every instance and parse it (never raises).
+    """Run the final generation request of every instance and parse it, retrying once where
+    :func:`complete_and_parse` does (never raises).
 
     Args:
         task: the task (its prediction validator is used by the parser).
@@ -98,23 +221,23 @@ def generate_and_parse(
         requests: one generation request per row.
         client: the LLM client (cached, concurrent).
         desc: progress-bar label.
-        traces: per-row trace steps recorded so far (a ``generate`` step is appended).
+        traces: per-row trace steps recorded so far (a ``generate`` step is appended, and a
+            ``retry`` step after it when the answer was asked again).
         calls_before: LLM calls each instance made before this one (for ``n_llm_calls``).
     """
-    results = client.complete_many(requests, desc=desc)
+    done = complete_and_parse(task, rows, requests, client, desc=desc)
     traces = traces if traces is not None else [[] for _ in rows]
     out = []
-    for row, res, trace in zip(rows, results, traces):
-        parsed = parse_result(task, row, res)
-        trace.append({"step": "generate", "cache_key": res.cache_key, "parse_status": parsed.status})
+    for row, c, trace in zip(rows, done, traces):
+        trace.extend(c.steps("generate"))
         out.append(
             MethodResult(
                 instance_id=row["instance_id"],
-                completion=res.text,
-                parsed=parsed,
-                finish_reason=res.finish_reason,
-                llm_error=res.error,
-                n_llm_calls=calls_before + 1,
+                completion=c.result.text,
+                parsed=c.parsed,
+                finish_reason=c.result.finish_reason,
+                llm_error=c.result.error,
+                n_llm_calls=calls_before + c.n_calls,
                 trace=trace,
             )
         )

@@ -49,7 +49,7 @@ from anachron.errors import ConfigError
 from anachron.llm.client import LLMClient
 from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
-from anachron.methods.base import MethodResult, generation_request, parse_result
+from anachron.methods.base import MethodResult, complete_and_parse, generation_request
 from anachron.tasks.base import Task
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
@@ -516,13 +516,12 @@ def supervised_loop(
         _State(row=r, request=q, trace=(traces[i] if traces else []), calls=calls_before)
         for i, (r, q) in enumerate(zip(rows, requests))
     ]
-    first = client.complete_many(requests, desc=f"{method}/{task.name} generate")
+    first = complete_and_parse(task, rows, requests, client, desc=f"{method}/{task.name} generate")
     outputs = []
-    for s, res in zip(states, first):
-        s.calls += 1
-        parsed = parse_result(task, s.row, res)
-        outputs.append(parsed)
-        s.trace.append({"step": "generate", "cache_key": res.cache_key, "parse_status": parsed.status})
+    for s, c in zip(states, first):
+        s.calls += c.n_calls
+        outputs.append(c.parsed)
+        s.trace.extend(c.steps("generate"))
     verdicts, steps = supervisor.supervise(task, rows, outputs)
     for s, v, st in zip(states, verdicts, steps):
         s.verdicts = list(v)
@@ -540,16 +539,12 @@ def supervised_loop(
                     update={"messages": append_to_user(base.messages, block), "tag": {**base.tag, "step": "regenerate"}}
                 )
             )
-        second = client.complete_many(reqs, desc=f"{method}/{task.name} regenerate")
+        second = complete_and_parse(task, [rows[i] for i in regen], reqs, client, desc=f"{method}/{task.name} regenerate")
         outs2 = []
-        for i, res in zip(regen, second):
-            states[i].calls += 1
-            parsed = parse_result(task, states[i].row, res)
-            outs2.append(parsed)
-            states[i].trace.append(
-                {"step": "regenerate", "cache_key": res.cache_key, "parse_status": parsed.status,
-                 "n_avoided": sum(j.flagged for j in verdicts[i])}
-            )
+        for i, c in zip(regen, second):
+            states[i].calls += c.n_calls
+            outs2.append(c.parsed)
+            states[i].trace.extend(c.steps("regenerate", n_avoided=sum(j.flagged for j in verdicts[i])))
         cache = [{claim_key(j.claim.text): j for j in verdicts[i]} for i in regen]
         v2, steps2 = supervisor.supervise(task, [rows[i] for i in regen], outs2, cache=cache)
         for i, v, st in zip(regen, v2, steps2):
@@ -569,19 +564,18 @@ def supervised_loop(
             facts.append(" ".join(j.claim.text.split())[:400])
         facts_per.append(facts[:max_facts])
     agg_reqs = [aggregator_request(task, s.row, f, params, max_evidence) for s, f in zip(states, facts_per)]
-    final = client.complete_many(agg_reqs, desc=f"{method}/{task.name} aggregate")
+    final = complete_and_parse(task, rows, agg_reqs, client, desc=f"{method}/{task.name} aggregate")
     out: list[MethodResult] = []
-    for s, f, res in zip(states, facts_per, final):
-        s.calls += 1
-        parsed = parse_result(task, s.row, res)
-        s.trace.append({"step": "aggregate", "cache_key": res.cache_key, "parse_status": parsed.status, "n_facts": len(f)})
+    for s, f, c in zip(states, facts_per, final):
+        s.calls += c.n_calls
+        s.trace.extend(c.steps("aggregate", n_facts=len(f)))
         out.append(
             MethodResult(
                 instance_id=s.row["instance_id"],
-                completion=res.text,
-                parsed=parsed,
-                finish_reason=res.finish_reason,
-                llm_error=res.error,
+                completion=c.result.text,
+                parsed=c.parsed,
+                finish_reason=c.result.finish_reason,
+                llm_error=c.result.error,
                 n_llm_calls=s.calls,
                 trace=s.trace,
             )

@@ -11,7 +11,8 @@ Definitions (TEMPO paper, §5 and App. B; docs/metrics.md):
   counted as leaked, an upper bound of OLR_j.
 * Perf_j: the task's score of a usable prediction (stock: (Spearman + 1) / 2).
 * Cov_j = share of instance j's evidence items cited as [k] in its reasoning.
-* parse rate = share of instances whose completion parsed with a usable prediction.
+* parse rate = share of instances whose completion parsed with a usable prediction (final
+  ``parse_status`` in ``PREDICTION_USABLE``, repaired answers included).
 
 Every aggregate carries n (the instances it averages) and a percentile bootstrap
 CI over instances.

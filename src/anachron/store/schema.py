@@ -18,6 +18,7 @@ Tables (docs/results.md): :data:`TABLES`; view ``main_table`` (:data:`MAIN_TABLE
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 VARCHAR = "VARCHAR"
 BIGINT = "BIGINT"
@@ -50,19 +51,51 @@ class Table:
         return f"CREATE TABLE {self.name} ({cols})"
 
 
-#: Values of ``parse_status`` (tables ``completions``, ``instance_scores``), best first; set by
-#: :func:`anachron.llm.structured.parse_output`. ``ok*`` statuses have usable evidence.
-PARSE_OK = "ok"
-PARSE_OK_FENCED = "ok_fenced"
-PARSE_OK_BRACES = "ok_braces"
-PARSE_BAD_PREDICTION = "invalid_prediction"
-PARSE_SCHEMA_ERROR = "schema_error"
-PARSE_NOT_JSON = "not_json"
-PARSE_EMPTY = "empty"
-#: Statuses whose evidence and reasoning are scored (OLR, Cov).
-EVIDENCE_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES, PARSE_BAD_PREDICTION})
-#: Statuses whose prediction is scored (Perf).
-PREDICTION_USABLE = frozenset({PARSE_OK, PARSE_OK_FENCED, PARSE_OK_BRACES})
+class ParseStatus(StrEnum):
+    """Values of ``parse_status`` (tables ``completions``, ``instance_scores``; docs/methods.md#output),
+    set by :func:`anachron.llm.structured.parse_output`, best first.
+
+    Members (stored value: meaning):
+
+    * ``ok``: the whole answer is strict JSON of the output shape, prediction accepted;
+    * ``ok_fenced``: the same, found in a Markdown code fence;
+    * ``ok_braces``: the same, found between the first ``{`` and the last ``}`` of prose;
+    * ``repaired``: no candidate was strict JSON; the ``json_repair`` library fixed slips
+      (trailing commas, single quotes, comments, a mismatched bracket) and the result has the
+      output shape with an accepted prediction;
+    * ``invalid_prediction``: the object has the output shape, the task rejected the prediction's
+      value (evidence and reasoning still usable);
+    * ``invalid``: a JSON object without the output shape: ``{}``, a required key
+      (``evidence``, ``reasoning``, ``prediction`` or a task alias of it) missing, or a field of the
+      wrong type (was ``schema_error``); retried once;
+    * ``duplicate_keys``: some object of the answer repeats a key, so which value is meant is
+      ambiguous; rejected, retried once;
+    * ``truncated``: no strict JSON, and the text ends inside a JSON value (an open string or
+      bracket): cut off, never repaired into a shorter answer; retried once with a larger token limit;
+    * ``not_json``: no JSON object at all (nor a repairable one);
+    * ``empty``: no text (the call failed or the model said nothing).
+    """
+
+    OK = "ok"
+    OK_FENCED = "ok_fenced"
+    OK_BRACES = "ok_braces"
+    REPAIRED = "repaired"
+    INVALID_PREDICTION = "invalid_prediction"
+    INVALID = "invalid"
+    DUPLICATE_KEYS = "duplicate_keys"
+    TRUNCATED = "truncated"
+    NOT_JSON = "not_json"
+    EMPTY = "empty"
+
+
+#: Statuses whose prediction is scored (Perf) and that count as parsed (parse rate).
+PREDICTION_USABLE = frozenset({ParseStatus.OK, ParseStatus.OK_FENCED, ParseStatus.OK_BRACES, ParseStatus.REPAIRED})
+#: Statuses whose evidence and reasoning are scored (OLR, Cov): the prediction-usable ones and
+#: ``invalid_prediction``.
+EVIDENCE_USABLE = PREDICTION_USABLE | {ParseStatus.INVALID_PREDICTION}
+#: Statuses a method asks again once (:func:`anachron.methods.base.complete_and_parse`):
+#: ``truncated`` with a larger token limit, ``invalid`` and ``duplicate_keys`` as a new sample.
+RETRIED = frozenset({ParseStatus.TRUNCATED, ParseStatus.INVALID, ParseStatus.DUPLICATE_KEYS})
 
 #: Values of ``verdict`` (tables ``claims``, ``planted_claims``; docs/verification.md#verdict): only
 #: ``leaked`` has ``leaked`` True; ``undated`` (no usable date) and ``ambiguous`` (a date interval

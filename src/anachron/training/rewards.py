@@ -16,9 +16,9 @@ TEMPO (the paper's §3.2, App. C.4-C.7) rewards the G completions of one prompt 
 * **format penalty** (App. C.5-C.7): a completion without a usable prediction is rewarded
   relative to the group's worst valid completion, by a gap that is capped at ``alpha`` times the
   spread of the group's valid rewards (the paper's v2 failure: an unbounded penalty dwarfed the
-  signal among valid completions); a *near miss* (cut off at the token limit, or a prediction
-  that failed with usable evidence: App. C.6's "long, mostly correct outputs") gets a smaller gap
-  than degenerate output.
+  signal among valid completions); a *near miss* (cut off at the token limit, missing a required
+  key, or a prediction that failed with usable evidence: App. C.6's "long, mostly correct
+  outputs") gets a smaller gap than degenerate output.
 
 The paper's equations are not in the text this module was written from; the bounded forms below
 are this module's own and each is stated where it is defined. Everything here is a function of
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE
+from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE, ParseStatus
 
 MODE_LEAKAGE = "leakage"
 MODE_PERFORMANCE = "performance"
@@ -49,7 +49,7 @@ class CompletionScore:
 
     Attributes:
         instance_id: the instance (prompt) the completion answers: the GRPO group key.
-        parse_status: one of the ``PARSE_*`` values of :mod:`anachron.store.schema`.
+        parse_status: a :class:`~anachron.store.schema.ParseStatus` value.
         leak_count: strict leak count ``c``: evidence claims the verifier found ``leaked``,
             ``undated`` or ``ambiguous`` (0 when the evidence is unusable).
         n_evidence: distinct evidence items (facts compared lower-cased, whitespace collapsed).
@@ -88,11 +88,18 @@ class CompletionScore:
 
     @property
     def near_miss(self) -> bool:
-        """Not valid, but close (App. C.6): its evidence parsed (only the prediction failed), or it was
-        cut off at the token limit after at least one complete evidence item (a long, mostly
-        well-formed answer). Cut-off text without one complete item is degenerate: otherwise
-        rambling until the limit would earn more than stopping."""
-        return not self.valid and (self.evidence_usable or (self.overlong and self.n_recovered > 0))
+        """Not valid, but close (App. C.6): its evidence parsed (only the prediction failed); or it
+        holds at least one complete evidence item and was cut off at the token limit
+        (``overlong``) or lacks a required key (status ``invalid``, e.g. the prediction left out):
+        a long, mostly well-formed answer. Without a complete item it is degenerate (``{}``, an
+        answer rambling until the limit), as is an answer with duplicate keys (ambiguous):
+        otherwise rambling would earn more than stopping. Cut off means ``overlong`` here, not the
+        status ``truncated``: the trainer counts a rollout's tokens itself, so an answer that
+        ends inside a JSON value without reaching the limit stopped on its own, broken."""
+        if self.valid:
+            return False
+        close = self.overlong or self.parse_status == ParseStatus.INVALID
+        return self.evidence_usable or (close and self.n_recovered > 0)
 
 
 @dataclass(frozen=True)
