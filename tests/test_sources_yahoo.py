@@ -240,7 +240,7 @@ def test_snapshot_missing_column_names_file_and_column(tmp_path):
     bad.write_bytes(gzip.compress(b"ticker,date,open,high,low,close,volume\nAAA,2019-12-02,1,1,1,1,1\n"))
     with pytest.raises(SourceError) as err:
         YahooPriceReader(["AAA"], "2019-12-01", "2020-01-01", snapshot_dir=tmp_path).read()
-    assert str(bad) in str(err.value) and "adj_close" in str(err.value)
+    assert str(bad) in str(err.value) and "adj_close" in str(err.value) and "auto_adjust=False" in str(err.value)
 
 
 def test_bad_arguments():
@@ -248,3 +248,194 @@ def test_bad_arguments():
         YahooPriceReader([], "2019-12-01", "2020-01-01")
     with pytest.raises(ValueError):
         YahooPriceReader(["AAA"], "2020-01-01", "2020-01-01")
+
+
+# --- hardening (issue 12): spelling, time zones, duplicate days, jumps, yfinance CSVs, Adj Close, end --
+
+
+def _wide(index, tickers, rows, *, prices=("Adj Close", "Close", "High", "Low", "Open", "Volume")):
+    """A yfinance-shaped frame: columns (Price, Ticker); ``rows``: one list of values per Price
+    level entry and ticker (price-major), per index entry."""
+    cols = pd.MultiIndex.from_product([list(prices), list(tickers)], names=["Price", "Ticker"])
+    return pd.DataFrame(rows, index=index, columns=cols, dtype="float64")
+
+
+@pytest.mark.parametrize("given, yahoo", [
+    ("BRK.B", "BRK-B"), ("brk-b", "BRK-B"), ("BF.B", "BF-B"),
+    ("SHOP.TO", "SHOP.TO"), ("VOD.L", "VOD.L"), ("7203.T", "7203.T"), ("0700.HK", "0700.HK"),
+    ("RDS.A.L", "RDS-A.L"), ("AAPL", "AAPL"),
+])
+def test_yahoo_symbol_dashes_share_classes_keeps_exchange_suffixes(given, yahoo):
+    from anachron.sources.base import to_yahoo_symbol
+
+    assert to_yahoo_symbol(given) == yahoo
+
+
+def test_exchange_timezone_from_suffix():
+    from anachron.sources.base import exchange_timezone
+
+    assert exchange_timezone("AAPL") == exchange_timezone("BRK.B") == "America/New_York"
+    assert exchange_timezone("7203.T") == "Asia/Tokyo"
+    assert exchange_timezone("SHOP.TO") == "America/Toronto"
+    assert exchange_timezone("VOD.L") == "Europe/London"
+
+
+def test_utc_timestamps_are_dated_in_the_exchange_time_zone():
+    # 01:30 UTC on Jan 3 is 20:30 on Jan 2 in New York; 15:00 UTC on Jan 3 is midnight Jan 4 in Tokyo
+    idx = pd.DatetimeIndex(["2024-01-03 01:30", "2024-01-03 15:00"], tz="UTC", name="Date")
+    data = _wide(idx, ["AAPL", "7203.T"], [[1, 2] * 6, [3, 4] * 6])
+    df = flatten_download(data)
+    got = {(t, d.strftime("%Y-%m-%d")): c for t, d, c in zip(df["ticker"], df["date"], df["close"])}
+    assert got == {("AAPL", "2024-01-02"): 1.0, ("AAPL", "2024-01-03"): 3.0,
+                   ("7203.T", "2024-01-03"): 2.0, ("7203.T", "2024-01-04"): 4.0}
+    assert df["date"].dtype == "datetime64[ns]"
+    # an index already in the exchange's zone keeps its calendar date
+    ny = pd.DatetimeIndex(["2024-01-02 00:00"], tz="America/New_York", name="Date")
+    assert flatten_download(_wide(ny, ["AAPL"], [[1] * 6]))["date"].dt.strftime("%Y-%m-%d").tolist() == ["2024-01-02"]
+
+
+def test_two_rows_for_one_day_keep_the_later_one():
+    # the same trading day at 00:00 and 16:00 New York time; the later row comes first in the input
+    idx = pd.DatetimeIndex(["2024-01-02 21:00", "2024-01-02 05:00", "2024-01-03 05:00"], tz="UTC", name="Date")
+    data = _wide(idx, ["AAA"], [[10.5] * 6, [10.0] * 6, [11.0] * 6])
+    df = flatten_download(data)
+    assert df["date"].dt.strftime("%Y-%m-%d").tolist() == ["2024-01-02", "2024-01-03"]
+    assert df["close"].tolist() == [10.5, 11.0]  # the 16:00 row, not the larger or the first price
+
+
+def test_snapshot_duplicate_day_keeps_the_later_row_and_counts_it(tmp_path):
+    (tmp_path / "yahoo").mkdir()
+    text = (
+        "ticker,date,open,high,low,close,adj_close,volume\n"
+        "AAA,2019-12-02,10,10,10,10.0,9.0,1\n"
+        "AAA,2019-12-02,99,99,99,12.0,11.0,1\n"  # same day, later in the file: kept
+        "AAA,2019-12-03,10,10,10,13.0,12.0,1\n"
+        "BBB,2019-12-02,5,5,5,5.0,5.0,1\n"
+        "BBB,2019-12-02,5,5,5,5.0,5.0,1\n"  # exact repeat: also one row
+    )
+    (tmp_path / "yahoo" / "prices_daily_dup.csv.gz").write_bytes(gzip.compress(text.encode()))
+    reader = YahooPriceReader(["AAA", "BBB"], "2019-12-01", "2019-12-31", snapshot_dir=tmp_path)
+    df, manifest = reader.fetch()
+    assert df[df["ticker"] == "AAA"]["close"].tolist() == [12.0, 13.0]
+    assert (df["ticker"] == "BBB").sum() == 1
+    assert manifest["skipped_by_reason"] == {"duplicate_day": 2}
+    assert manifest["sources"][0]["duplicate_days_dropped"] == 2
+
+
+def test_snapshot_with_utc_offsets_is_dated_per_exchange(tmp_path):
+    (tmp_path / "yahoo").mkdir()
+    text = (
+        "ticker,date,open,high,low,close,adj_close,volume\n"
+        "AAA,2019-12-03T02:00:00+00:00,1,1,1,1.0,1.0,1\n"  # 21:00 Dec 2 in New York
+        "7203.T,2019-12-02T15:00:00Z,1,1,1,2.0,2.0,1\n"  # midnight Dec 3 in Tokyo
+        "AAA,2019-12-04,1,1,1,3.0,3.0,1\n"
+    )
+    (tmp_path / "yahoo" / "prices_daily_tz.csv.gz").write_bytes(gzip.compress(text.encode()))
+    df = YahooPriceReader(["AAA", "7203.T"], "2019-12-01", "2019-12-31", snapshot_dir=tmp_path).read()
+    got = dict(zip(df["ticker"] + " " + df["date"].dt.strftime("%Y-%m-%d"), df["close"]))
+    assert got == {"7203.T 2019-12-03": 2.0, "AAA 2019-12-02": 1.0, "AAA 2019-12-04": 3.0}
+
+
+def _jump_prices(adj, close):
+    days = pd.bdate_range("2024-01-01", periods=len(adj))
+    return pd.DataFrame({"ticker": "AAA", "date": days, "adj_close": adj, "close": close})
+
+
+def test_flag_price_jumps_tells_reuse_from_split_and_bad_adjustment():
+    from anachron.sources.yahoo import JUMP_COLUMNS, JUMP_FACTOR, flag_price_jumps
+
+    assert JUMP_FACTOR == 3.0
+    # a 4:1 split: the raw close drops, the adjusted close does not -> not flagged
+    split = flag_price_jumps(_jump_prices([100, 101, 102, 103], [400, 404, 102, 103]))
+    assert split.empty and list(split.columns) == JUMP_COLUMNS
+    # another company behind the symbol: both move x5 -> flagged once, on the day after the jump
+    reuse = flag_price_jumps(_jump_prices([10, 10.5, 52, 53], [10, 10.5, 52, 53]))
+    assert reuse["date"].dt.strftime("%Y-%m-%d").tolist() == ["2024-01-03"]
+    assert reuse.loc[0, "prev_date"] == pd.Timestamp("2024-01-02")
+    assert reuse.loc[0, "adj_ratio"] == pytest.approx(52 / 10.5)
+    assert "another company" in reuse.loc[0, "detail"]
+    # only the adjusted close falls x1/4: an adjustment without a price change -> flagged
+    bad = flag_price_jumps(_jump_prices([100, 25, 25], [100, 100, 100]))
+    assert len(bad) == 1 and "adjustment without a matching price change" in bad.loc[0, "detail"]
+    # just inside the threshold, and a fall of the same size, are not flagged
+    assert flag_price_jumps(_jump_prices([10, 29.9, 10], [10, 29.9, 10])).empty
+    with pytest.raises(ValueError):
+        flag_price_jumps(_jump_prices([1, 2], [1, 2]), factor=1.0)
+
+
+def test_reader_lists_price_jumps_in_the_manifest(tmp_path):
+    (tmp_path / "yahoo").mkdir()
+    text = (
+        "ticker,date,open,high,low,close,adj_close,volume\n"
+        "AAA,2019-12-02,1,1,1,10.0,10.0,1\nAAA,2019-12-03,1,1,1,80.0,80.0,1\n"
+        "BBB,2019-12-02,1,1,1,10.0,10.0,1\nBBB,2019-12-03,1,1,1,11.0,11.0,1\n"
+    )
+    (tmp_path / "yahoo" / "prices_daily_jump.csv.gz").write_bytes(gzip.compress(text.encode()))
+    df, manifest = YahooPriceReader(["AAA", "BBB"], "2019-12-01", "2019-12-31", snapshot_dir=tmp_path).fetch()
+    assert len(df) == 4  # flagged, not dropped: the stock task decides per window
+    (jump,) = manifest["price_jumps"]
+    assert (jump["ticker"], jump["date"], jump["prev_date"]) == ("AAA", "2019-12-03", "2019-12-02")
+    assert jump["adj_ratio"] == pytest.approx(8.0)
+    assert manifest["sources"][0]["price_jumps"] == 1
+
+
+@pytest.mark.parametrize("ticker_first", [False, True])
+def test_snapshot_saved_by_yfinance_with_multi_row_header(tmp_path, ticker_first):
+    idx = pd.DatetimeIndex(["2019-12-02 05:00", "2019-12-03 05:00", "2019-12-31 05:00"], tz="UTC", name="Date")
+    data = _wide(idx, ["AAA", "BBB-B"], [[1.0, 2.0, 1.1, 2.1, 1.2, 2.2, 0.9, 1.9, 1.0, 2.0, 10, 20],
+                                         [1.5, 2.5, 1.6, 2.6, 1.7, 2.7, 1.4, 2.4, 1.5, 2.5, 11, 21],
+                                         [9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9]])
+    if ticker_first:
+        data = data.swaplevel(axis=1).sort_index(axis=1)
+    (tmp_path / "yahoo").mkdir()
+    path = tmp_path / "yahoo" / "prices_daily_yf.csv.gz"
+    data.to_csv(path)
+    assert gzip.decompress(path.read_bytes()).decode().splitlines()[2].startswith("Date,")
+    reader = YahooPriceReader(["AAA", "BBB.B"], "2019-12-01", "2019-12-31", snapshot_dir=tmp_path)
+    df = reader.read()
+    assert list(df.columns) == PRICE_COLUMNS
+    assert df["ticker"].tolist() == ["AAA", "AAA", "BBB.B", "BBB.B"]  # Dec 31 outside [start, end)
+    assert df["date"].dt.strftime("%Y-%m-%d").tolist() == ["2019-12-02", "2019-12-03"] * 2
+    aaa = df.iloc[0]
+    assert (aaa["adj_close"], aaa["close"], aaa["open"], aaa["volume"]) == (1.0, 1.1, 1.0, 10.0)
+    assert reader.manifest[0]["source_rows"] == 6
+
+
+def test_data_without_adj_close_is_refused_naming_the_fix(tmp_path):
+    idx = pd.DatetimeIndex(["2024-01-02"], name="Date")
+    auto = _wide(idx, ["AAA", "BBB"], [[1, 2, 1, 2, 1, 2, 1, 2, 5, 6]], prices=("Close", "High", "Low", "Open", "Volume"))
+    with pytest.raises(SourceError, match=r"auto_adjust=False"):
+        flatten_download(auto)
+    # a yfinance CSV saved with auto_adjust=True
+    (tmp_path / "yahoo").mkdir()
+    auto.to_csv(tmp_path / "yahoo" / "prices_daily_auto.csv.gz")
+    with pytest.raises(SourceError, match=r"auto_adjust=False"):
+        YahooPriceReader(["AAA"], "2024-01-01", "2024-01-05", snapshot_dir=tmp_path).read()
+    # the column exists but one ticker has closes and no adjusted close: named, not dropped
+    partial = _wide(idx, ["AAA", "BBB"], [[1, float("nan"), 1, 2, 1, 2, 1, 2, 1, 2, 5, 6]])
+    with pytest.raises(SourceError, match=r"no adjusted close for BBB.*auto_adjust=False"):
+        flatten_download(partial)
+
+
+def test_fetch_window_prices_end_is_last_wanted_day_plus_one(monkeypatch):
+    import yfinance as yf
+
+    from anachron.sources.yahoo import fetch_window_prices
+
+    seen = []
+
+    def fake(tickers, **kwargs):
+        seen.append(kwargs)
+        idx = pd.DatetimeIndex(["2024-01-31"], name="Date")
+        return _wide(idx, tickers, [[1.0] * 6 * len(tickers)])
+
+    monkeypatch.setattr(yf, "download", fake)
+    spells = pd.DataFrame({"ticker": ["AAA"], "start_date": pd.to_datetime(["2010-01-04"]), "end_date": pd.NaT})
+    windows = [{"start": "2024-01-02", "end": "2024-01-31"}, {"start": "2023-06-01", "end": "2023-06-30"}]
+    for margin, start, end in [(0, "2023-06-01", "2024-02-01"), (10, "2023-05-22", "2024-02-11")]:
+        prices, manifest = fetch_window_prices(spells, windows, margin_days=margin)
+        assert (seen[-1]["start"], seen[-1]["end"]) == (start, end)
+        assert manifest["sources"][0]["end_exclusive"] == end
+    assert prices["date"].dt.strftime("%Y-%m-%d").tolist() == ["2024-01-31"]  # the last day is read
+    with pytest.raises(ValueError):
+        fetch_window_prices(spells, windows, margin_days=-1)

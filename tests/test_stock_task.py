@@ -228,3 +228,21 @@ def test_stock_perf_bounds():
 def test_stock_perf_rejects_non_permutations(pred):
     with pytest.raises(ValueError, match="permutation"):
         stock_perf(pred, ["A", "B", "C", "D", "E"])
+
+
+def test_price_jump_inside_window_excludes_the_ticker(data):
+    """A reused ticker: E2's adjusted close jumps x5 mid-window with no split; its return would
+    mix two companies, so E2 is excluded with the jump as the reason. A jump before the window
+    (E3) does not matter."""
+    prices = data[0].copy()
+    after = (prices["ticker"] == "E2") & (prices["date"] >= pd.Timestamp("2021-02-10"))
+    prices.loc[after, ["close", "adj_close"]] *= 5.0
+    before = (prices["ticker"] == "E3") & (prices["date"] <= pd.Timestamp("2020-12-24"))
+    prices.loc[before, ["close", "adj_close"]] /= 5.0
+    inst, exc = build_stock_instances(prices, *data[1:], [_window(n=20)], seed=5)
+    row = exc[exc["ticker"] == "E2"]
+    assert row["reason"].tolist() == ["price_jump_in_window"]
+    assert "2021-02-10" in row["detail"].iloc[0] and "another company" in row["detail"].iloc[0]
+    assert "E3" not in set(exc["ticker"])
+    used = {c["ticker"] for x in inst["inputs"] for c in json.loads(x)["companies"]}
+    assert "E2" not in used and "E3" in used

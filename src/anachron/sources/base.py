@@ -205,18 +205,96 @@ def http_get(
     return response
 
 
+#: Yahoo Finance exchange suffixes (``SHOP.TO``, ``VOD.L``, ``7203.T``) and each exchange's
+#: time zone (IANA name). A symbol without one of these suffixes is a US listing
+#: (:data:`US_TIMEZONE`). Source: Yahoo's "exchanges and data providers" list, main venues.
+EXCHANGE_TIMEZONES: dict[str, str] = {
+    **dict.fromkeys(("TO", "V", "CN", "NE"), "America/Toronto"),
+    **dict.fromkeys(("L", "IL"), "Europe/London"),
+    "T": "Asia/Tokyo",
+    "HK": "Asia/Hong_Kong",
+    **dict.fromkeys(("SS", "SZ"), "Asia/Shanghai"),
+    **dict.fromkeys(("KS", "KQ"), "Asia/Seoul"),
+    **dict.fromkeys(("TW", "TWO"), "Asia/Taipei"),
+    "AX": "Australia/Sydney",
+    "NZ": "Pacific/Auckland",
+    "SI": "Asia/Singapore",
+    **dict.fromkeys(("NS", "BO"), "Asia/Kolkata"),
+    **dict.fromkeys(("DE", "F", "BE", "DU", "HM", "HA", "MU", "SG"), "Europe/Berlin"),
+    "PA": "Europe/Paris",
+    "AS": "Europe/Amsterdam",
+    "BR": "Europe/Brussels",
+    "MI": "Europe/Rome",
+    "MC": "Europe/Madrid",
+    "LS": "Europe/Lisbon",
+    "SW": "Europe/Zurich",
+    "ST": "Europe/Stockholm",
+    "OL": "Europe/Oslo",
+    "CO": "Europe/Copenhagen",
+    "HE": "Europe/Helsinki",
+    "VI": "Europe/Vienna",
+    "IR": "Europe/Dublin",
+    "WA": "Europe/Warsaw",
+    "PR": "Europe/Prague",
+    "AT": "Europe/Athens",
+    "IS": "Europe/Istanbul",
+    "TA": "Asia/Jerusalem",
+    "JO": "Africa/Johannesburg",
+    "SA": "America/Sao_Paulo",
+    "MX": "America/Mexico_City",
+    "BA": "America/Argentina/Buenos_Aires",
+    "SN": "America/Santiago",
+    "JK": "Asia/Jakarta",
+    "KL": "Asia/Kuala_Lumpur",
+    "BK": "Asia/Bangkok",
+    "SR": "Asia/Riyadh",
+    "QA": "Asia/Qatar",
+}
+#: Time zone of a symbol without an exchange suffix (NYSE, Nasdaq).
+US_TIMEZONE = "America/New_York"
+
+
+def split_exchange_suffix(ticker: str) -> tuple[str, str]:
+    """``(base, suffix)`` of a ticker: ``"SHOP.TO"`` -> ``("SHOP", "TO")``, ``"BRK.B"`` -> ``("BRK.B", "")``.
+
+    The text after the last ``.`` is an exchange suffix only when it is a key of
+    :data:`EXCHANGE_TIMEZONES`; anything else after a dot is a share class and stays in
+    ``base``. The ticker is upper-cased and stripped, nothing else.
+    """
+    t = str(ticker).strip().upper()
+    base, dot, suffix = t.rpartition(".")
+    if dot and base and suffix in EXCHANGE_TIMEZONES:
+        return base, suffix
+    return t, ""
+
+
 def normalize_ticker(ticker: str) -> str:
     """Canonical S&P-style ticker: stripped, upper case, share class with ``.`` (BRK-B -> BRK.B).
 
     Yahoo writes share classes with ``-``; S&P lists and Wikipedia use ``.``. The package
-    keeps the S&P spelling everywhere and converts only at the Yahoo boundary.
+    keeps the S&P spelling everywhere and converts only at the Yahoo boundary
+    (:func:`to_yahoo_symbol`). An exchange suffix (``SHOP.TO``) is kept as written.
     """
     return str(ticker).strip().upper().replace("-", ".")
 
 
 def to_yahoo_symbol(ticker: str) -> str:
-    """Yahoo Finance spelling of an S&P ticker (BRK.B -> BRK-B)."""
-    return normalize_ticker(ticker).replace(".", "-")
+    """Yahoo Finance spelling of a ticker: share-class dots become dashes, exchange suffixes stay.
+
+    The rule: split off an exchange suffix (:func:`split_exchange_suffix`, a key of
+    :data:`EXCHANGE_TIMEZONES` after the last dot), write every remaining ``.`` as ``-``,
+    and put the suffix back: ``BRK.B`` -> ``BRK-B``, ``SHOP.TO``, ``VOD.L`` and ``7203.T``
+    unchanged, ``RDS.A.L`` -> ``RDS-A.L``. A share class whose letter is also a one-letter
+    suffix (``L``, ``T``, ``F``, ``V``: e.g. ``MKC.V``) is read as the exchange.
+    """
+    base, suffix = split_exchange_suffix(normalize_ticker(ticker))
+    symbol = base.replace(".", "-")
+    return f"{symbol}.{suffix}" if suffix else symbol
+
+
+def exchange_timezone(ticker: str) -> str:
+    """IANA time zone of the exchange a ticker trades on: from its Yahoo suffix, else New York."""
+    return EXCHANGE_TIMEZONES.get(split_exchange_suffix(normalize_ticker(ticker))[1], US_TIMEZONE)
 
 
 class SourceReader:

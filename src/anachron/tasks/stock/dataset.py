@@ -23,6 +23,7 @@ import pandas as pd
 
 from anachron.sources.base import check_columns, normalize_ticker
 from anachron.sources.sp500 import SECTOR_RULE_MISSING, members_as_of, sector_as_of
+from anachron.sources.yahoo import flag_price_jumps
 from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ REASON_NO_SECTOR = "no_sector"
 REASON_NO_PRICES = "no_prices_in_window"
 REASON_NO_FIRST = "no_price_first_day"
 REASON_NO_LAST = "no_price_last_day"
+REASON_PRICE_JUMP = "price_jump_in_window"
 
 
 def _window_seed(seed: int, name: str) -> np.random.SeedSequence:
@@ -173,7 +175,11 @@ def build_stock_instances(
     via :func:`sector_as_of` (cutoff). Members are excluded, with a reason, when they have
     no sector (``no_sector``), no price rows in the window (``no_prices_in_window``), or
     no positive adjusted close on the window's first trading day (``no_price_first_day``)
-    or last (``no_price_last_day``). Total return = adj_close(last) / adj_close(first) - 1.
+    or last (``no_price_last_day``), or when their adjusted close jumps by more than
+    :data:`anachron.sources.yahoo.JUMP_FACTOR` on a day after the first trading day up to
+    the last (``price_jump_in_window``, :func:`anachron.sources.yahoo.flag_price_jumps`: a
+    probable change of company behind the symbol, so the return would mix two companies).
+    Total return = adj_close(last) / adj_close(first) - 1.
 
     Sampling: ``round(n * affected_share)`` groups from the affected sectors and the rest
     from the other sectors (all from one side if the other has no eligible sector); a
@@ -204,6 +210,7 @@ def build_stock_instances(
 
     px = prices[["ticker", "date", "adj_close"]].copy()
     px["date"] = pd.to_datetime(px["date"])
+    jumps = flag_price_jumps(prices)
 
     instance_rows: list[dict[str, Any]] = []
     exclusion_rows: list[tuple[str, str, str, str]] = []
@@ -234,6 +241,8 @@ def build_stock_instances(
                 exclusion_rows.append((name, t, REASON_NO_FIRST, f"no adjusted close on {first_day.date()}"))
             elif pd.isna(r["last_close"]):
                 exclusion_rows.append((name, t, REASON_NO_LAST, f"no adjusted close on {last_day.date()}"))
+            elif len(inside := jumps[(jumps["ticker"] == t) & (jumps["date"] > first_day) & (jumps["date"] <= last_day)]):
+                exclusion_rows.append((name, t, REASON_PRICE_JUMP, "; ".join(inside["detail"])))
             else:
                 eligible.append(t)
 
