@@ -24,32 +24,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
 
-from anachron.errors import AnachronError
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
-try:  # the real types when the retrieval package exists
-    from anachron.retrieval.search import SearchError, SearchHit  # type: ignore
-except ImportError:  # pragma: no cover - until anachron.retrieval lands
-
-    class SearchError(AnachronError):
-        """Stand-in for anachron.retrieval.search.SearchError."""
-
-    @dataclass(frozen=True)
-    class SearchHit:  # same fields as anachron.retrieval.search.SearchHit
-        doc_id: str
-        title: str
-        snippet: str
-        published_at: str
-        score: float
-        source: str
-        entities: tuple[str, ...]
-        restates: str | None
+from anachron.retrieval.search import EntityValidity, SearchError, SearchHit, validity_index
 
 
 CORPUS_COLUMNS = ["doc_id", "published_at", "title", "text", "source", "kind", "entities", "valid_from", "valid_to", "restates"]
@@ -94,20 +76,10 @@ ENTITIES = pd.DataFrame(
 )
 
 
-class FakeValidity:
-    """``is_valid(entity, day)``: valid_from <= day < valid_to; entities not listed are always valid."""
-
-    def __init__(self, entities: pd.DataFrame = ENTITIES):
-        self.spells = {
-            r.entity: (dt.date.fromisoformat(r.valid_from), dt.date.fromisoformat(r.valid_to) if isinstance(r.valid_to, str) else None)
-            for r in entities.itertuples(index=False)
-        }
-
-    def is_valid(self, entity: str, day: dt.date) -> bool:
-        if entity not in self.spells:
-            return True
-        start, end = self.spells[entity]
-        return start <= day and (end is None or day < end)
+def FakeValidity(entities: pd.DataFrame = ENTITIES) -> EntityValidity:
+    """The listing spells of :data:`ENTITIES` as the retrieval package's validity table
+    (valid_from <= day < valid_to; entities not listed are always valid)."""
+    return validity_index(entities)
 
 
 def _tokens(s: str) -> set[str]:

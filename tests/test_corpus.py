@@ -110,6 +110,18 @@ def test_membership_spells_give_documents_and_validity():
     assert valid.is_valid("ticker:NEVERLISTED", "2000-01-01")  # unknown entity: always valid
 
 
+def test_membership_spell_known_only_by_its_removal_day():
+    membership = pd.DataFrame({"ticker": ["GONE", "NODATE", "AAA"], "start_date": [None, None, "2001-01-02"],
+                               "end_date": ["2012-07-02", None, None]})
+    corpus, entities, report = build_corpus({"sp500_membership": membership})
+    gone = entities[entities["entity"] == "ticker:GONE"].iloc[0]
+    assert gone["valid_from"] is None and gone["valid_to"] == "2012-07-02"
+    assert set(corpus["doc_id"]) == {"sp500:leave:GONE:2012-07-02", "sp500:member:AAA:2001-01-02"}
+    assert "ticker:NODATE" not in set(entities["entity"])  # nothing to date: excluded and counted
+    valid = validity_index(entities)
+    assert valid.is_valid("ticker:GONE", "2012-07-01") and not valid.is_valid("ticker:GONE", "2012-07-02")
+
+
 def test_index_changes():
     changes = pd.DataFrame({"date": pd.to_datetime(["2020-03-02", "2020-04-01"]), "add": ["NEWA,NEWB", ""], "remove": ["GONE", ""]})
     corpus, _, report = build_corpus({"sp500_changes": changes})

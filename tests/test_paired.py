@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from anachron.compare import add_compare_parser, load_scores
-from anachron.metrics.paired import ENFORCEMENT_COLUMNS, enforcement_table, paired_comparison, sign_test_p
+from anachron.metrics.paired import ENFORCEMENT_COLUMNS, PairingError, enforcement_table, paired_comparison, sign_test_p
 from anachron.report.paired import enforcement_markdown
 
 
@@ -21,10 +21,11 @@ def _s(values: dict) -> pd.Series:
 
 
 def test_known_differences_and_counts():
-    a = _s({"i1": 0.5, "i2": 1.0, "i3": 0.0, "i4": 0.25, "only_a": 0.9})
-    b = _s({"i4": 0.5, "i3": 0.0, "i2": 0.5, "i1": 0.0, "only_b": 0.1})  # other order, other extras
+    a = _s({"i1": 0.5, "i2": 1.0, "i3": 0.0, "i4": 0.25})
+    b = _s({"i4": 0.5, "i3": 0.0, "i2": 0.5, "i1": 0.0})  # other order
     r = paired_comparison(a, b, n_resamples=2000)
     assert r.n == 4
+    assert r.relative_reduction == pytest.approx(0.1875 / 0.4375)  # (mean a - mean b) / mean a
     assert r.mean_a == pytest.approx(0.4375) and r.mean_b == pytest.approx(0.25)
     assert r.mean_diff == pytest.approx(-0.1875)  # b - a: (-0.5 - 0.5 + 0 + 0.25) / 4
     assert (r.improved, r.worsened, r.tied) == (2, 1, 1)  # lower is better
@@ -67,7 +68,7 @@ def test_ci_contains_the_true_mean_difference():
     ids = [f"j{k}" for k in range(300)]
     base = pd.Series(rng.uniform(0, 1, 300), index=ids)
     shifted = base - 0.2 + pd.Series(rng.normal(0, 0.1, 300), index=ids)
-    r2 = paired_comparison(base, shifted, n_resamples=4000, seed=1)
+    r2 = paired_comparison(base, shifted, n_resamples=4000, seed=1, value_range=None)  # differences may go below 0
     assert r2.ci_low < -0.2 < r2.ci_high and r2.ci_high - r2.ci_low < 0.05
     const = paired_comparison(a, a - 0.2)
     assert (const.ci_low, const.ci_high) == (pytest.approx(-0.2), pytest.approx(-0.2))
@@ -77,10 +78,28 @@ def test_bootstrap_is_seeded_and_nan_pairs_are_dropped():
     a = _s({"i1": 0.1, "i2": 0.9, "i3": 0.4, "i4": np.nan})
     b = _s({"i1": 0.0, "i2": 0.3, "i3": 0.5, "i4": 0.2})
     r1, r2 = paired_comparison(a, b, seed=5), paired_comparison(a, b, seed=5)
-    assert r1 == r2 and r1.n == 3
-    assert paired_comparison(_s({"x": 1.0}), _s({"y": 1.0})).n == 0
+    assert r1 == r2 and r1.n == 3 and r1.n_undefined == 1
+    assert paired_comparison(_s({"x": np.nan}), _s({"x": 1.0})).n == 0
     with pytest.raises(ValueError, match="repeats"):
-        paired_comparison(pd.Series([1.0, 2.0], index=["i1", "i1"]), b)
+        paired_comparison(pd.Series([1.0, 0.5], index=["i1", "i1"]), b)
+
+
+def test_unpaired_ids_and_out_of_range_rates_are_rejected_by_name():
+    a = _s({"i1": 0.5, "i2": 1.0, "only_a": 0.9})
+    b = _s({"i2": 0.5, "i1": 0.0, "only_b": 0.1, "only_b2": 0.0})
+    with pytest.raises(PairingError, match=r"1 only in a \(only_a\); 2 only in b \(only_b, only_b2\)"):
+        paired_comparison(a, b)
+    with pytest.raises(PairingError, match=r"series b has 1 value\(s\) outside \[0, 1\]: i2=1.5"):
+        paired_comparison(_s({"i1": 0.5, "i2": 1.0}), _s({"i1": 0.0, "i2": 1.5}))
+    with pytest.raises(PairingError, match=r"series a .* i1=-0.1"):
+        paired_comparison(_s({"i1": -0.1}), _s({"i1": 0.0}))
+    assert paired_comparison(_s({"i1": 2.0}), _s({"i1": 3.0}), value_range=None).mean_diff == 1.0
+    # no leakage in a: the relative reduction is undefined
+    assert np.isnan(paired_comparison(_s({"i1": 0.0}), _s({"i1": 0.0})).relative_reduction)
+    # v0 README's illustrative output: 0.241 -> 0.037 is an 84.6% relative reduction
+    r = paired_comparison(_s({f"i{k}": v for k, v in enumerate([0.241] * 4)}),
+                          _s({f"i{k}": v for k, v in enumerate([0.037] * 4)}))
+    assert round(r.relative_reduction, 3) == 0.846
 
 
 def _trace_scores() -> pd.DataFrame:
@@ -112,6 +131,16 @@ def test_enforcement_table_and_markdown():
     assert md.startswith("# Enforcement effect\n") and "| stock" in md and "-0.500 [" in md and "3 / 0 / 1" in md
     assert "sign test" in md
     assert "_no results yet_" in enforcement_markdown(enforcement_table(_trace_scores().iloc[0:0]))
+    assert tclr["relative_reduction"] == pytest.approx(0.8) and tclr["status"] == "ok" and "80.0%" in md
+
+
+def test_enforcement_table_names_instances_run_in_one_mode_only():
+    scores = _trace_scores()
+    scores = scores[~((scores["method"] == "rag") & (scores["instance_id"] == "s4"))]
+    t = enforcement_table(scores, n_resamples=200)
+    tclr = t[t["metric"] == "tclr"].iloc[0]
+    assert tclr["n"] == 0 and np.isnan(tclr["diff"]) and "only in a (s4)" in tclr["status"]
+    assert "not compared: " in enforcement_markdown(t)
 
 
 # ------------------------------------------------------------------------------ anachron compare
@@ -182,3 +211,10 @@ def test_compare_bad_files(tmp_path, capsys):
     assert "instance ids repeat" in capsys.readouterr().err
     assert _run([str(tmp_path / "gone.parquet"), str(tmp_path / "a.csv")]) == 2
     assert "no such file" in capsys.readouterr().err
+    pd.DataFrame({"instance_id": ["i1", "i2"], "tclr": [0.1, 0.2]}).to_csv(tmp_path / "b.csv", index=False)
+    pd.DataFrame({"instance_id": ["i1"], "tclr": [0.1]}).to_csv(tmp_path / "c.csv", index=False)
+    assert _run([str(tmp_path / "b.csv"), str(tmp_path / "c.csv")]) == 2
+    assert "unpaired instance ids: 1 only in a (i2)" in capsys.readouterr().err
+    pd.DataFrame({"instance_id": ["i1"], "tclr": [1.2]}).to_csv(tmp_path / "r.csv", index=False)
+    assert _run([str(tmp_path / "c.csv"), str(tmp_path / "r.csv")]) == 2
+    assert "outside [0, 1]: i1=1.2" in capsys.readouterr().err

@@ -240,6 +240,19 @@ def test_validity_index_from_table():
         validity_index(pd.DataFrame({"entity": []}))
 
 
+def test_validity_window_open_at_the_start_and_the_removal_day():
+    """Only a removal day known: valid before it; removed on day d means not valid at a cutoff of d."""
+    v = validity_index(pd.DataFrame({"entity": ["ticker:OLD", "ticker:NEW", "ticker:ANY"],
+                                     "valid_from": [None, "2020-03-02", None], "valid_to": ["2019-11-05", None, None]}))
+    assert v.is_valid("ticker:OLD", "1950-01-01") and v.is_valid("ticker:OLD", "2019-11-04")
+    assert not v.is_valid("ticker:OLD", "2019-11-05") and not v.is_valid("ticker:OLD", "2020-01-01")
+    assert not v.is_valid("ticker:NEW", "2020-03-01") and v.is_valid("ticker:NEW", "2020-03-02")  # added on d: valid at d
+    assert "ticker:ANY" in v and v.is_valid("ticker:ANY", "1900-01-01")  # tracked, no bounds
+    assert v.spells("ticker:OLD") == [(None, "2019-11-05")]
+    with pytest.raises(ValueError, match="ticker:BAD.*not a date"):
+        validity_index(pd.DataFrame({"entity": ["ticker:BAD"], "valid_from": [None], "valid_to": ["soon"]}))
+
+
 def test_unsorted_postings_are_sorted_before_prefix_filtering(corpus):
     import numpy as np
 

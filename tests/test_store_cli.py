@@ -90,3 +90,46 @@ def test_cli_help(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "query" in out and "show" in out and "results.duckdb" in out
+
+
+def test_show_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsys):
+    """Flag reasons are stored in ``tool_calls`` and listed by ``anachron show``; undefined rates are NULL."""
+    from anachron.metrics.traces import score_call
+    from anachron.retrieval.search import SearchHit, validity_index
+
+    def hit(doc_id, day, ticker, restates=None):
+        return SearchHit(doc_id=doc_id, title=doc_id, snippet="", published_at=day, score=1.0, source="t",
+                         entities=(f"ticker:{ticker}",), restates=restates)
+
+    cutoff = pd.Timestamp("2021-06-01").date()
+    validity = validity_index(pd.DataFrame([{"entity": "ticker:OLD", "valid_from": None, "valid_to": "2021-06-01"}]))
+    calls = []
+    for iid, hits in (("i0", [hit("d1", "2021-02-04", "DLT"), hit("d2", "2021-09-17", "DLT", restates="d1")]),
+                      ("i1", [hit("d3", "2021-05-01", "OLD")]), ("i2", [])):
+        calls.append({"task": "stock", "method": "rag", "model": "m", "instance_id": iid, "seq": 0, "query": "q",
+                      "mode": "enforced", "cutoff_date": "2021-06-01", "query_intent_after_cutoff": False,
+                      "error": None, **score_call(hits, cutoff, validity=validity)})
+    pd.DataFrame(calls).to_parquet(tmp_path / "calls.parquet")
+    runs = pd.DataFrame([{"instance_id": f"i{k}", "task": "stock", "split": "eval", "method": "rag", "model": "m",
+                          "parse_status": "ok"} for k in range(4)])  # i3 made no search call
+    runs.to_parquet(tmp_path / "runs.parquet")
+    runs.assign(parsed=True, n_claims=0, n_leaked=0, olr=0.0, perf=0.5, cov=1.0).drop(columns="parse_status").to_parquet(
+        tmp_path / "scores.parquet")
+    out = tmp_path / "results.duckdb"
+    write_database(out, instances=[], run_meta=[], completions=[tmp_path / "runs.parquet"], llm_calls=[], claims=[],
+                   instance_scores=[tmp_path / "scores.parquet"], tool_calls=[tmp_path / "calls.parquet"],
+                   bootstrap={"n_resamples": 50})
+    con = duckdb.connect(str(out), read_only=True)
+    metrics = {m: (v, n) for m, v, n in con.execute("SELECT metric, value, n FROM metrics").fetchall()}
+    reasons = dict(con.execute("SELECT instance_id, flag_reason FROM tool_calls").fetchall())
+    con.close()
+    assert metrics["tclr"] == (pytest.approx(0.25), 4) and metrics["tclr_tool_using"] == (pytest.approx(1 / 3), 3)
+    assert metrics["survivorship"] == (1.0, 1)  # only i1 returned an entity the validity table knows
+    assert reasons["i2"] is None
+    assert reasons["i1"] == "entity ticker:OLD (doc d3) no longer valid at 2021-06-01 (removed 2021-06-01)"
+    assert main(["show", "--db", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Flagged tool calls: 2 of 3" in text
+    assert "stock/rag/m i0 #0: restatement d2 dated 2021-09-17 > 2021-06-01 revises d1" in text
+    assert main(["show", "--db", str(out), "--format", "csv"]) == 0
+    assert "Flagged" not in capsys.readouterr().out  # machine-readable formats print the table only

@@ -77,7 +77,9 @@ def test_post_cutoff_item_is_tclr_1_and_not_yet_listed_is_survivorship(traces):
     assert scores.loc["cygnet", "tclr"] == 1.0 and scores.loc["cygnet", "survivorship"] == 1.0
     calls_e, scores_e = traces["enforced"]
     assert _row(calls_e, "cygnet")["returned"] == []  # the filter drops both post-cutoff items
-    assert scores_e.loc["cygnet", "tclr"] == 0.0 and scores_e.loc["cygnet", "survivorship"] == 0.0
+    # nothing entity-bearing came back: survivorship is undefined, not 0
+    assert scores_e.loc["cygnet", "tclr"] == 0.0 and np.isnan(scores_e.loc["cygnet", "survivorship"])
+    assert scores_e.loc["cygnet", "n_entity_calls"] == 0
 
 
 def test_delisted_company_is_survivorship_even_under_the_date_filter(traces):
@@ -125,14 +127,17 @@ def test_instance_scores_shape_and_aggregate(traces):
     assert set(both["method"]) == {"rag", "rag_unrestricted"} and set(both["split"]) == {"eval"}
     agg = aggregate_traces(both, n_resamples=500, seed=1)
     assert list(agg.columns) == METRIC_COLUMNS
-    assert set(agg["metric"]) == {"tclr", "survivorship", "restatement", "query_intent"}
+    assert set(agg["metric"]) == {"tclr", "tclr_tool_using", "survivorship", "restatement", "query_intent"}
     get = agg.set_index(["method", "metric"])
     # unrestricted: cygnet 1, boreal 0, dunmore 1, eskerfield 0, intent 1 (both queries also return
     # the 2020-03-03 analyst note esk-2 without the filter) -> 3/5
     assert get.loc[("rag_unrestricted", "tclr"), "value"] == pytest.approx(0.6)
     assert get.loc[("rag", "tclr"), "value"] == 0.0 and get.loc[("rag", "tclr"), "ci_high"] == 0.0
-    assert get.loc[("rag_unrestricted", "survivorship"), "value"] == pytest.approx(0.4)  # cygnet, boreal
-    assert get.loc[("rag", "survivorship"), "value"] == pytest.approx(0.2)  # boreal survives the filter
+    assert get.loc[("rag_unrestricted", "tclr_tool_using"), "value"] == pytest.approx(0.6)  # every run searched
+    # survivorship is over runs with an entity-bearing call (only CYGR and BRML are in the validity
+    # table): unrestricted cygnet and boreal, both flagged; enforced boreal only (it survives the filter)
+    assert get.loc[("rag_unrestricted", "survivorship"), ["value", "n"]].tolist() == [1.0, 2]
+    assert get.loc[("rag", "survivorship"), ["value", "n"]].tolist() == [1.0, 1]
     assert get.loc[("rag_unrestricted", "restatement"), "value"] == pytest.approx(0.2)
     assert get.loc[("rag", "query_intent"), "value"] == pytest.approx(0.1)
     row = get.loc[("rag_unrestricted", "tclr")]
@@ -143,25 +148,37 @@ def _log(**over) -> dict:
     base = {"task": "stock", "method": "rag", "model": "fake", "instance_id": "i1", "seq": 0, "query": "q",
             "mode": "enforced", "cutoff_date": "2020-01-01", "returned": "[]", "consumed": "[]",
             "after_cutoff": "[]", "invalid_entities": "[]", "restatements": "[]",
-            "query_intent_after_cutoff": False, "error": None}
+            "query_intent_after_cutoff": False, "error": None, "entity_docs": "[]", "flag_reason": None}
     base.update(over)
     return base
 
 
 def test_rates_are_shares_of_calls_and_failed_calls_count_as_no_leak():
     calls = pd.DataFrame(
-        [_log(seq=0, after_cutoff='["d1"]', returned='["d1"]'), _log(seq=1, error="SearchError: down"),
-         _log(seq=2, invalid_entities='["ticker:x"]'), _log(seq=3, restatements='["d9"]', query_intent_after_cutoff=True),
+        [_log(seq=0, after_cutoff='["d1"]', returned='["d1"]', entity_docs='["d1"]'), _log(seq=1, error="SearchError: down"),
+         _log(seq=2, invalid_entities='["ticker:x"]', returned='["d2"]', entity_docs='["d2"]'), _log(seq=3, restatements='["d9"]', query_intent_after_cutoff=True),
          _log(instance_id="i2")]
     )
     flags = call_flags(calls)
     assert flags["tclr"].tolist() == [True, False, False, True, False]  # a consumed restatement is post-cutoff
     assert flags["failed"].tolist() == [False, True, False, False, False]
     s = trace_instance_scores(calls).set_index("instance_id")
-    assert s.loc["i1", "n_calls"] == 4 and s.loc["i1", "n_errors"] == 1
-    assert s.loc["i1", "tclr"] == 0.5 and s.loc["i1", "survivorship"] == 0.25
+    assert s.loc["i1", "n_calls"] == 4 and s.loc["i1", "n_errors"] == 1 and s.loc["i1", "n_entity_calls"] == 2
+    # survivorship: 1 flagged of the 2 calls that returned an entity-bearing document
+    assert s.loc["i1", "tclr"] == 0.5 and s.loc["i1", "survivorship"] == 0.5
     assert s.loc["i1", "restatement"] == 0.25 and s.loc["i1", "query_intent"] == 0.25
-    assert s.loc["i2", "tclr"] == 0.0
+    assert s.loc["i2", "tclr"] == 0.0 and np.isnan(s.loc["i2", "survivorship"])
+
+
+def test_log_without_entity_docs_counts_calls_that_returned_documents():
+    """A log written before ``entity_docs`` existed (NULL): any returned document is entity-bearing."""
+    calls = pd.DataFrame([_log(seq=0, returned='["d1"]', entity_docs=None),
+                          _log(seq=1, returned='["d2"]', invalid_entities='["ticker:x"]', entity_docs=None),
+                          _log(seq=2, entity_docs=None)])
+    assert call_flags(calls)["survivorship"].tolist()[:2] == [0.0, 1.0]
+    assert np.isnan(call_flags(calls)["survivorship"].iloc[2])
+    s = trace_instance_scores(calls.drop(columns=["entity_docs"])).set_index("instance_id")
+    assert s.loc["i1", "survivorship"] == 0.5 and s.loc["i1", "n_entity_calls"] == 2
 
 
 def test_run_table_adds_split_and_instances_without_calls():
@@ -172,9 +189,16 @@ def test_run_table_adds_split_and_instances_without_calls():
     ])
     s = trace_instance_scores(calls, run).set_index("instance_id")
     assert s.loc["i1", "split"] == "control" and s.loc["i1", "tclr"] == 1.0
-    assert s.loc["i3", "n_calls"] == 0 and np.isnan(s.loc["i3", "tclr"])
-    agg = aggregate_traces(s.reset_index(), n_resamples=100)
-    assert (agg["split"] == "control").all() and (agg["n"] == 1).all()
+    # a run without a tool call has TCLR 0 (v0) and no other trace rate
+    assert s.loc["i3", "n_calls"] == 0 and s.loc["i3", "tclr"] == 0.0
+    assert s.loc["i3", ["survivorship", "restatement", "query_intent"]].isna().all()
+    agg = aggregate_traces(s.reset_index(), n_resamples=100).set_index("metric")
+    assert (agg["split"] == "control").all()
+    assert agg.loc["tclr", ["value", "n"]].tolist() == [0.5, 2]
+    assert agg.loc["tclr_tool_using", ["value", "n"]].tolist() == [1.0, 1]
+    assert agg.loc["restatement", "n"] == 1 and agg.loc["query_intent", "n"] == 1
+    # no entity-bearing call anywhere: survivorship is undefined, not 0
+    assert agg.loc["survivorship", "n"] == 0 and np.isnan(agg.loc["survivorship", "value"])
 
 
 def test_empty_inputs():

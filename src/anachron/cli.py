@@ -17,6 +17,7 @@ DEFAULT_DB = "results/results.duckdb"
 EPILOG = """\
 examples:
   anachron show                                   # the main table (OLR / Perf / Cov / parse rate)
+                                                  # and the flagged tool calls, with reasons
   anachron query "SELECT * FROM metrics WHERE metric = 'olr'"
   anachron query "SELECT verdict, layer, count(*) FROM claims GROUP BY ALL" --format csv
   anachron tables                                 # tables and row counts
@@ -51,10 +52,47 @@ def _cmd_query(args: argparse.Namespace) -> int:
     return _read(args, lambda con: con.execute(args.sql).df())
 
 
+#: Flagged tool calls ``anachron show`` lists under the main table (the rest are counted).
+SHOW_FLAGGED = 20
+
+
+def flagged_calls_text(con, limit: int = SHOW_FLAGGED) -> str:
+    """The "Flagged tool calls" section of ``anachron show``: one line per call with a ``flag_reason``.
+
+    Empty when ``tool_calls`` has no flagged call (or, in an older database, no ``flag_reason``).
+    """
+    cols = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
+                                      "WHERE table_name = 'tool_calls'").fetchall()}
+    if "flag_reason" not in cols:
+        return ""
+    where = "FROM tool_calls WHERE flag_reason IS NOT NULL"
+    total = con.execute(f"SELECT count(*) {where}").fetchone()[0]
+    if not total:
+        return ""
+    rows = con.execute(f"SELECT task, method, model, instance_id, seq, flag_reason {where} "
+                       "ORDER BY task, method, model, instance_id, seq LIMIT ?", [limit]).fetchall()
+    n_calls = con.execute("SELECT count(*) FROM tool_calls").fetchone()[0]
+    lines = [f"\nFlagged tool calls: {total} of {n_calls}"
+             + (f" (first {limit}; all: anachron query \"SELECT * FROM tool_calls WHERE flag_reason IS NOT NULL\")"
+                if total > limit else "")]
+    lines += [f"  {t}/{m}/{mo} {iid} #{seq}: {reason}" for t, m, mo, iid, seq, reason in rows]
+    return "\n".join(lines) + "\n"
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     from anachron.report.tables import format_main, main_table
 
-    return _read(args, lambda con: format_main(main_table(con)))
+    flagged: list[str] = []
+
+    def show(con):
+        if args.format == "table":
+            flagged.append(flagged_calls_text(con))
+        return format_main(main_table(con))
+
+    status = _read(args, show)
+    if status == 0 and flagged:
+        sys.stdout.write(flagged[0])
+    return status
 
 
 def _cmd_tables(args: argparse.Namespace) -> int:
@@ -87,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(q)
     q.set_defaults(func=_cmd_query)
 
-    s = sub.add_parser("show", help="print the main table (OLR / Perf / Cov / parse rate)")
+    s = sub.add_parser("show", help="print the main table (OLR / Perf / Cov / parse rate) and the flagged tool calls")
     common(s)
     s.set_defaults(func=_cmd_show)
 

@@ -10,7 +10,8 @@ A and B are each either
   ``olr``, ``perf``, ``cov``.
 
 The statistics are :func:`anachron.metrics.paired.paired_comparison` (mean difference B − A,
-paired percentile bootstrap CI, exact two-sided sign test, improved / worsened / tied).
+paired percentile bootstrap CI, exact two-sided sign test, improved / worsened / tied, relative
+reduction). Both inputs must hold the same instance ids and rates in [0, 1].
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from anachron.errors import AnachronError
-from anachron.metrics.paired import paired_comparison
+from anachron.metrics.paired import PairingError, paired_comparison
 from anachron.report.paired import paired_text
 
 DEFAULT_DB = "results/results.duckdb"
@@ -148,7 +149,9 @@ def load_scores(spec: str, metric: str, *, db: str | Path = DEFAULT_DB, split: s
 def compare_main(args: argparse.Namespace) -> int:
     """Run ``anachron compare`` for parsed ``args``; print the report; return the exit status.
 
-    Exit 0 on success, 2 when an input cannot be read (message on stderr).
+    Exit 0 on success, 2 when an input cannot be read, the two inputs do not hold the same
+    instance ids (the unpaired ids are named), a value lies outside [0, 1], or no pair has a
+    value on both sides (message on stderr).
     """
     try:
         a = load_scores(args.a, args.metric, db=args.db, split=args.split)
@@ -159,21 +162,20 @@ def compare_main(args: argparse.Namespace) -> int:
     lower = args.lower_is_better
     if lower is None:
         lower = args.metric not in HIGHER_IS_BETTER
-    res = paired_comparison(a, b, n_resamples=args.n_resamples, confidence=args.confidence, seed=args.seed,
-                            lower_is_better=lower)
+    try:
+        res = paired_comparison(a, b, n_resamples=args.n_resamples, confidence=args.confidence, seed=args.seed,
+                                lower_is_better=lower)
+    except PairingError as exc:
+        print(f"anachron compare: {args.a} vs {args.b}: {exc}", file=sys.stderr)
+        return 2
     if res.n == 0:
         print(f"anachron compare: {args.a} and {args.b} share no instance with a {args.metric} value", file=sys.stderr)
         return 2
     if args.format == "json":
-        out = {"a": args.a, "b": args.b, "metric": args.metric, "split": args.split,
-               "n_only_a": int(len(a.index.difference(b.index))), "n_only_b": int(len(b.index.difference(a.index))),
-               **res.to_dict()}
+        out = {"a": args.a, "b": args.b, "metric": args.metric, "split": args.split, **res.to_dict()}
         sys.stdout.write(json.dumps(out, indent=2, allow_nan=False) + "\n")
     else:
         sys.stdout.write(paired_text(res, label_a=args.a, label_b=args.b, metric=args.metric))
-        only = len(a.index.symmetric_difference(b.index))
-        if only:
-            sys.stdout.write(f"  ({only} instance(s) present in only one input were left out)\n")
     return 0
 
 

@@ -37,7 +37,7 @@ import re
 import sys
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 from tqdm import tqdm
@@ -48,6 +48,7 @@ from anachron.llm.client import LLMClient
 from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.methods.base import MethodResult, generate_and_parse, generation_request
+from anachron.metrics.traces import EntityValidityLike, score_call
 from anachron.store.schema import TOOL_CALL_COLUMNS
 from anachron.tasks.base import Task, instance_inputs
 from anachron.tasks.registry import get_task
@@ -65,10 +66,6 @@ METHOD_NAMES = {"enforced": "rag", "unrestricted": "rag_unrestricted"}
 PASSAGES_HEADER = "Search results:"
 #: A cut passage keeps at least this many characters; with less room left it is dropped.
 MIN_PARTIAL_CHARS = 40
-
-
-class _Validity(Protocol):
-    def is_valid(self, entity: str, day: dt.date) -> bool: ...
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,17 +308,6 @@ def query_intent_after_cutoff(query: str, cutoff: dt.date) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _published_after(hit: Any, cutoff: dt.date) -> bool:
-    d = to_date(getattr(hit, "published_at", None))
-    return d is not None and d > cutoff  # an undated hit is not "dated after the cutoff"
-
-
-def _restates(hit: Any) -> str | None:
-    """The doc id a hit revises, or None (missing, NaN and blank values all mean none)."""
-    value = getattr(hit, "restates", None)
-    return value.strip() or None if isinstance(value, str) else None
-
-
 def relevance_order(hits_per_call: Sequence[Sequence[Any]]) -> list[Any]:
     """Unique hits (by ``doc_id``) in relevance order across queries.
 
@@ -476,7 +462,7 @@ def prepare_rag(
     *,
     params: dict[str, Any],
     search: "SearchBackend",
-    entity_validity: _Validity | None = None,
+    entity_validity: EntityValidityLike | None = None,
     mode: str = "enforced",
     max_evidence: int = 10,
     queries_min: int | None = None,
@@ -513,15 +499,6 @@ def prepare_rag(
     tool_rows: list[dict[str, Any]] = []
     gen_requests: list[ChatRequest] = []
     traces: list[list[dict[str, Any]]] = []
-    validity_cache: dict[tuple[str, dt.date], bool] = {}
-
-    def valid(entity: str, day: dt.date) -> bool:
-        if entity_validity is None:
-            return True
-        key = (entity, day)
-        if key not in validity_cache:
-            validity_cache[key] = bool(entity_validity.is_valid(entity, day))
-        return validity_cache[key]
 
     bar = tqdm(rows, desc=f"{method}/{task.name} search", file=sys.stderr, mininterval=1.0, unit="inst",
                disable=len(rows) < 20)
@@ -535,15 +512,8 @@ def prepare_rag(
         )
         ordered = relevance_order(hits_per_call)
         ctx = build_context(ordered, budget_chars)
-        consumed = set(ctx.consumed)
         for seq, (q, hits, err) in enumerate(zip(plan.queries, hits_per_call, errors)):
-            returned = [h.doc_id for h in hits]
-            used = [h.doc_id for h in hits if h.doc_id in consumed]
-            invalid: list[str] = []
-            for h in hits:
-                for e in getattr(h, "entities", ()) or ():
-                    if e not in invalid and not valid(e, cutoff):
-                        invalid.append(e)
+            intent = query_intent_after_cutoff(q, cutoff)
             tool_rows.append(
                 {
                     "task": task.name,
@@ -554,14 +524,8 @@ def prepare_rag(
                     "query": q,
                     "mode": mode,
                     "cutoff_date": cutoff.isoformat(),
-                    "returned": json.dumps(returned),
-                    "consumed": json.dumps(used),
-                    "after_cutoff": json.dumps([h.doc_id for h in hits if _published_after(h, cutoff)]),
-                    "invalid_entities": json.dumps(invalid),
-                    "restatements": json.dumps(
-                        [h.doc_id for h in hits if h.doc_id in consumed and _restates(h) and _published_after(h, cutoff)]
-                    ),
-                    "query_intent_after_cutoff": query_intent_after_cutoff(q, cutoff),
+                    **score_call(hits, cutoff, consumed=ctx.consumed, validity=entity_validity, query_intent=intent),
+                    "query_intent_after_cutoff": intent,
                     "error": err,
                 }
             )
@@ -610,8 +574,9 @@ def run_rag(
         mode: ``"enforced"`` (search with ``as_of`` = the instance cutoff) or ``"unrestricted"``
             (no date filter; measures retrieval leakage).
         settings: the retrieval settings of :func:`prepare_rag`, listed here:
-        entity_validity: point-in-time validity of entities (``is_valid(entity, day)``); None
-            means every entity counts as valid (no survivorship check).
+        entity_validity: point-in-time validity of entities
+            (:class:`~anachron.retrieval.search.EntityValidity`: ``is_valid``, ``spells``, ``in``);
+            None means no survivorship check (no call has an entity-bearing document).
         max_evidence: ``maxItems`` of the evidence list in the output schema.
         queries_min, queries_max: query-count bounds; default 7–12 for stock, 3–6 otherwise.
         results_per_query: hits kept per query (``k``).
@@ -625,7 +590,8 @@ def run_rag(
         (``n_llm_calls`` 2; ``trace`` steps ``queries``, ``search``, ``context``, ``generate``),
         and a DataFrame with :data:`TOOL_CALL_COLUMNS`, one row per search call (``seq`` 0, 1,
         ... per instance, in query order). ``consumed`` lists the call's returned ids that
-        made it into the prompt (a document returned by two calls is consumed by both).
+        made it into the prompt (a document returned by two calls is consumed by both); the
+        leak columns and ``flag_reason`` come from :func:`anachron.metrics.traces.score_call`.
         Model, parse and search failures are recorded, never raised.
 
     Raises:
@@ -657,7 +623,7 @@ def _mode_runner(mode: str, name: str, summary: str):
         *,
         params: dict[str, Any],
         search: "SearchBackend",
-        entity_validity: _Validity | None = None,
+        entity_validity: EntityValidityLike | None = None,
         **method_config: Any,
     ) -> tuple[list[MethodResult], pd.DataFrame]:
         _fixed_mode(method_config, mode)

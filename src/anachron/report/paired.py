@@ -28,23 +28,29 @@ def paired_text(res: PairedResult, label_a: str = "A", label_b: str = "B", metri
         (f"{label_b} mean {metric}", f(res.mean_b)),
         (f"mean difference ({label_b} - {label_a})", f(res.mean_diff, True)),
         (f"{pct}% paired bootstrap CI", f"[{f(res.ci_low, True)}, {f(res.ci_high, True)}]"),
+        ("relative reduction", "–" if math.isnan(res.relative_reduction) else f"{res.relative_reduction:.1%}"),
         ("improved / worsened / tied", f"{res.improved} / {res.worsened} / {res.tied}"),
         ("exact sign-test p (two-sided)", format(res.p_value, ".4g")),
     ]
     width = max(len(k) for k, _ in rows)
     head = f"Paired comparison of {metric} (n={res.n}; {'lower' if res.lower_is_better else 'higher'} is better)"
-    return "\n".join([head] + [f"  {k.ljust(width)}  {v}" for k, v in rows]) + "\n"
+    tail = [f"  ({res.n_undefined} instance(s) without a {metric} value in A or B were left out)"] if res.n_undefined else []
+    return "\n".join([head] + [f"  {k.ljust(width)}  {v}" for k, v in rows] + tail) + "\n"
 
 
 ENFORCEMENT_NOTE = (
     "Per task and model, the same instances run with retrieval unrestricted (`rag_unrestricted`) and with "
     "a hard date filter at the cutoff (`rag`). TCLR: share of an instance's search calls that returned or "
-    "consumed a document published after the cutoff. Survivorship: share of calls returning an entity not "
+    "consumed a document published after the cutoff (an instance without a search call counts 0). "
+    "Survivorship: share of the calls returning an entity-bearing document that returned an entity not "
     "point-in-time valid at the cutoff (not yet listed or already delisted); a date filter does not remove "
-    "it. Restatement: share of calls consuming a post-cutoff revision of an earlier record. Δ = enforced − "
+    "it. Restatement: share of calls returning a post-cutoff revision of an earlier record (consumed or cut "
+    "from the prompt by the token budget). Δ = enforced − "
     "unrestricted (negative: the filter removed leakage), mean over paired instances with a paired "
     "percentile bootstrap CI; p: exact two-sided sign test over non-tied instances; "
-    "improved / worsened / tied: instances whose rate fell / rose / stayed under enforcement."
+    "improved / worsened / tied: instances whose rate fell / rose / stayed under enforcement; relative "
+    "reduction: (unrestricted − enforced) / unrestricted. Survivorship pairs only instances with an "
+    "entity-bearing call in both modes."
 )
 
 
@@ -58,6 +64,7 @@ def format_enforcement(table: pd.DataFrame, confidence: float = 0.95) -> pd.Data
     rows = []
     for r in table.itertuples(index=False):
         ci = f"[{_num(r.ci_low, '+.3f')}, {_num(r.ci_high, '+.3f')}]"
+        status = getattr(r, "status", "ok")
         rows.append(
             {
                 "Task": r.task,
@@ -67,7 +74,8 @@ def format_enforcement(table: pd.DataFrame, confidence: float = 0.95) -> pd.Data
                 "n": int(r.n),
                 "Unrestricted": _num(r.unrestricted),
                 "Enforced": _num(r.enforced),
-                f"Δ [{pct}% CI]": f"{_num(r.diff, '+.3f')} {ci}",
+                f"Δ [{pct}% CI]": f"{_num(r.diff, '+.3f')} {ci}" if status == "ok" else f"not compared: {status}",
+                "Relative reduction": _num(getattr(r, "relative_reduction", float("nan")), ".1%"),
                 "Sign test p": _num(r.p_value, ".3g"),
                 "Improved / worsened / tied": f"{r.improved} / {r.worsened} / {r.tied}",
             }

@@ -24,7 +24,8 @@ Documents (:data:`CORPUS_COLUMNS`)::
     restates      str|None  EDGAR: doc_id of the earlier report this one revises with a different value
 
 Entity validity (:data:`ENTITY_COLUMNS`): one row per S&P 500 membership spell; an entity is
-valid on day D iff ``valid_from <= D`` and (``valid_to`` is None or ``D < valid_to``); an entity
+valid on day D iff (``valid_from`` is None or ``valid_from <= D``) and (``valid_to`` is None or
+``D < valid_to``): removed on day d means not valid at a cutoff of d; an entity
 absent from the table is always valid (see :func:`anachron.retrieval.search.validity_index`).
 
 Input tables (any subset; keys of ``tables``):
@@ -34,7 +35,8 @@ Input tables (any subset; keys of ``tables``):
                       (fact, filing), dated ``filed``; a report with ``value_changed`` restates the
                       previous report of the same (cik, taxonomy, concept, unit, start, end)
 ``sp500_membership``  ticker, start_date, end_date -> a join document at start_date, a leave document at
-                      end_date, and one validity row per spell
+                      end_date, and one validity row per spell (no start_date but an end_date: a spell
+                      open at the start, valid_from None, leave document only)
 ``sp500_changes``     date, add, remove (comma-separated tickers) -> one document per row
 ``sp500_sectors``     optional: as_of, ticker, name -> company names for titles (latest name per ticker)
 ``oyez``              :mod:`anachron.sources.oyez` cases -> granted / argued / decided documents
@@ -379,7 +381,10 @@ def _membership_docs(df: pd.DataFrame, b: _Builder, names: Mapping[str, str], en
     start, start_missing, start_bad = iso_days(df["start_date"])
     end, end_missing, end_bad = iso_days(df["end_date"])
     history_start = min((s for s in start if s is not None), default=None)
-    b.exclude("sp500", EXCLUDE_MISSING_DATE, int(start_missing.sum()))
+    # A spell with no start day but a removal day is kept, open at the start (only its leave
+    # document and a validity row); with neither day there is nothing to date, so it is excluded.
+    open_start = start_missing & ~end_missing & ~end_bad
+    b.exclude("sp500", EXCLUDE_MISSING_DATE, int((start_missing & ~open_start).sum()))
     b.exclude("sp500", EXCLUDE_BAD_DATE, int(start_bad.sum() + end_bad.sum()))
     rows: dict[str, list] = {c: [] for c in CORPUS_COLUMNS}
 
@@ -388,14 +393,16 @@ def _membership_docs(df: pd.DataFrame, b: _Builder, names: Mapping[str, str], en
             rows[c].append(v)
 
     for i in range(len(df)):
-        if start[i] is None or end_bad[i]:
+        if (start[i] is None and not open_start[i]) or end_bad[i]:
             continue
         t = tickers[i]
         ent = json.dumps([entity_key("ticker", t)])
         vf, vt = start[i], end[i]
         entities.append({"entity": entity_key("ticker", t), "valid_from": vf, "valid_to": vt, "source": "sp500_membership"})
         who = _named(t, names)
-        if vf == history_start:
+        if vf is None:
+            pass  # open at the start: only the removal is dated
+        elif vf == history_start:
             add(f"sp500:member:{t}:{vf}", vf, f"{who} is a member of the S&P 500 index",
                 f"{who} was already in the S&P 500 when the membership history begins.", "index_member_at_start", ent, vf, vt)
         else:

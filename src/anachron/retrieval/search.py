@@ -539,13 +539,20 @@ def _result_day(value: Any) -> str:
 class EntityValidity:
     """Point-in-time validity of entities (e.g. S&P 500 membership spells).
 
-    ``spells``: entity key -> list of ``(valid_from, valid_to)`` ISO days (``valid_to`` None =
-    open). An entity is valid on day D iff one spell has ``valid_from <= D`` and
-    (``valid_to`` is None or ``D < valid_to``); an entity without spells is always valid.
+    ``spells``: entity key -> list of ``(valid_from, valid_to)`` ISO days; ``valid_from`` None
+    means the window is open at the start (the table knows only a removal day), ``valid_to``
+    None that it is still open. An entity is valid on day D iff one spell has
+    (``valid_from`` is None or ``valid_from <= D``) and (``valid_to`` is None or ``D < valid_to``);
+    an entity without spells is always valid.
+
+    The boundaries follow the cutoff rule of the trace metrics (docs/metrics.md#survivorship):
+    what happens on day d is known at a cutoff of d. An entity added on d is valid at cutoff d;
+    an entity removed on d ("removed on day d" = no longer a member from d on) is *not* valid
+    at cutoff d, only at cutoffs up to d - 1.
     """
 
-    def __init__(self, spells: dict[str, list[tuple[str, str | None]]]) -> None:
-        self._spells = {k: sorted(v) for k, v in spells.items()}
+    def __init__(self, spells: dict[str, list[tuple[str | None, str | None]]]) -> None:
+        self._spells = {k: sorted(v, key=lambda s: (s[0] or "", s[1] or "9999")) for k, v in spells.items()}
 
     def __contains__(self, entity: object) -> bool:
         return entity in self._spells
@@ -553,7 +560,7 @@ class EntityValidity:
     def __len__(self) -> int:
         return len(self._spells)
 
-    def spells(self, entity: str) -> list[tuple[str, str | None]]:
+    def spells(self, entity: str) -> list[tuple[str | None, str | None]]:
         """The entity's spells (empty when the table does not know it)."""
         return list(self._spells.get(entity, ()))
 
@@ -563,7 +570,7 @@ class EntityValidity:
         if spells is None:
             return True
         d = as_iso_day(day)
-        return any(vf <= d and (vt is None or d < vt) for vf, vt in spells)
+        return any((vf is None or vf <= d) and (vt is None or d < vt) for vf, vt in spells)
 
     def invalid(self, entities: Iterable[str], day: Any) -> list[str]:
         """The entities of ``entities`` not valid on ``day``, in input order, without repeats."""
@@ -579,15 +586,23 @@ class EntityValidity:
 def validity_index(entities: pd.DataFrame) -> EntityValidity:
     """Build an :class:`EntityValidity` from an entity table (``entity, valid_from, valid_to[, source]``).
 
-    Rows without ``valid_from`` are ignored. Raises ``ValueError`` when a column is missing.
+    A missing ``valid_from`` opens the window at the start (only a removal day is known); a
+    row with neither day says the entity is tracked and always valid. Raises ``ValueError``
+    when a column is missing or a day is present but not a date (naming the entity).
     """
     missing = [c for c in ("entity", "valid_from", "valid_to") if c not in entities.columns]
     if missing:
         raise ValueError(f"validity_index: entity table lacks column(s) {', '.join(missing)}")
-    spells: dict[str, list[tuple[str, str | None]]] = {}
+    spells: dict[str, list[tuple[str | None, str | None]]] = {}
     for ent, vf, vt in entities[["entity", "valid_from", "valid_to"]].itertuples(index=False):
-        if vf is None or (isinstance(vf, float) and np.isnan(vf)) or vf is pd.NA or vf is pd.NaT:
-            continue
-        to = None if vt is None or vt is pd.NA or vt is pd.NaT or (isinstance(vt, float) and np.isnan(vt)) else as_iso_day(vt)
-        spells.setdefault(str(ent), []).append((as_iso_day(vf), to))
+        days = []
+        for name, v in (("valid_from", vf), ("valid_to", vt)):
+            if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and np.isnan(v)):
+                days.append(None)
+                continue
+            day = to_iso(v)
+            if day is None:
+                raise ValueError(f"validity_index: entity {ent!r} has {name} {v!r}, not a date")
+            days.append(day)
+        spells.setdefault(str(ent), []).append((days[0], days[1]))
     return EntityValidity(spells)

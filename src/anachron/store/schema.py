@@ -235,7 +235,9 @@ CLAIMS = Table(
 TOOL_CALLS = Table(
     "tool_calls",
     "One row per search call of a retrieval method; ``returned``, ``consumed``, ``after_cutoff``, "
-    "``invalid_entities`` and ``restatements`` are JSON lists of document ids / entities.",
+    "``entity_docs``, ``invalid_entities`` and ``restatements`` are JSON lists of document ids / entities; "
+    "``flag_reason`` says in words why the call is flagged (NULL when it is not) "
+    "(:func:`anachron.metrics.traces.score_call`).",
     (
         *_RUN_KEYS,
         ("instance_id", VARCHAR),
@@ -250,6 +252,8 @@ TOOL_CALLS = Table(
         ("restatements", VARCHAR),
         ("query_intent_after_cutoff", BOOLEAN),
         ("error", VARCHAR),
+        ("entity_docs", VARCHAR),
+        ("flag_reason", VARCHAR),
     ),
 )
 
@@ -289,6 +293,7 @@ TRACE_SCORES = Table(
         ("instance_id", VARCHAR),
         ("n_calls", BIGINT),
         ("n_errors", BIGINT),
+        ("n_entity_calls", BIGINT),
         ("tclr", DOUBLE),
         ("survivorship", DOUBLE),
         ("restatement", DOUBLE),
