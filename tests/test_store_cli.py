@@ -133,3 +133,15 @@ def test_show_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsys):
     assert "stock/rag/m i0 #0: restatement d2 dated 2021-09-17 > 2021-06-01 revises d1" in text
     assert main(["show", "--db", str(out), "--format", "csv"]) == 0
     assert "Flagged" not in capsys.readouterr().out  # machine-readable formats print the table only
+
+
+def test_format_main_tolerates_missing_counts():
+    import numpy as np
+    import pandas as pd
+
+    row = {c: np.nan for c in ["n", "olr", "olr_ci_low", "olr_ci_high", "olr_n", "olr_strict", "olr_strict_ci_low", "olr_strict_ci_high",
+                               "declared_only_rate", "declared_only_rate_ci_low", "declared_only_rate_ci_high", "perf", "perf_ci_low",
+                               "perf_ci_high", "perf_n", "cov", "parse_rate"]}
+    row.update(task="stock", method="rag", model="m", split="eval", n=4)
+    out = format_main(pd.DataFrame([row]).astype({"perf_n": "Int64", "olr_n": "Int64"}))
+    assert out.loc[0, "n"] == 4 and out.loc[0, "n (Perf)"] == 0 and out.loc[0, "n (OLR)"] == 0

@@ -44,8 +44,14 @@ def _fmt(v: float | None, lo: float | None = None, hi: float | None = None, *, p
     return s
 
 
+def _count(v: object) -> int:
+    """A count column's value as an int; 0 where the view has none (a run with trace metrics only)."""
+    return 0 if v is None or pd.isna(v) else int(v)
+
+
 def format_main(df: pd.DataFrame) -> pd.DataFrame:
-    """Human-readable main table: percentages with 95% CIs, Perf with CI, n per metric."""
+    """Human-readable main table: percentages with 95% CIs, Perf with CI, n per metric (0 where a
+    metric is missing)."""
     rows = []
     for r in df.itertuples(index=False):
         rows.append(
@@ -54,15 +60,15 @@ def format_main(df: pd.DataFrame) -> pd.DataFrame:
                 "Method": r.method,
                 "Model": r.model,
                 "Split": r.split,
-                "n": int(r.n),
+                "n": _count(r.n),
                 "OLR % [95% CI]": _fmt(r.olr, r.olr_ci_low, r.olr_ci_high, pct=True),
-                "n (OLR)": int(r.olr_n),
+                "n (OLR)": _count(r.olr_n),
                 "strict OLR % [95% CI]": _fmt(r.olr_strict, r.olr_strict_ci_low, r.olr_strict_ci_high, pct=True),
                 "declared-only % [95% CI]": _fmt(
                     r.declared_only_rate, r.declared_only_rate_ci_low, r.declared_only_rate_ci_high, pct=True
                 ),
                 "Perf [95% CI]": _fmt(r.perf, r.perf_ci_low, r.perf_ci_high),
-                "n (Perf)": int(r.perf_n),
+                "n (Perf)": _count(r.perf_n),
                 "Cov %": _fmt(r.cov, pct=True),
                 "Parse %": _fmt(r.parse_rate, pct=True),
             }
