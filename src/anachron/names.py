@@ -303,3 +303,61 @@ def team_in(text: str, team: Any, league: str | None = None, *, skip: str = "") 
         return True
     last = team.split()[-1]
     return len(last) >= 3 and re.search(rf"\b{re.escape(last)}\b", text, re.I) is not None
+
+
+# ---------------------------------------------------------------------------
+# parties of a case: short forms and acronyms
+# ---------------------------------------------------------------------------
+
+#: Abbreviations that case names and court databases write for a word of a party's name
+#: (lower case, apostrophes and dots dropped: "Ass'n" -> "assn").
+PARTY_SHORT_FORMS = {
+    "assn": "association", "commn": "commission", "dept": "department", "intl": "international", "natl": "national",
+    "govt": "government", "bd": "board", "univ": "university", "secy": "secretary", "atty": "attorney",
+    "gen": "general", "fed": "federal", "dist": "district", "cnty": "county", "admr": "administrator",
+    "admin": "administration", "auth": "authority", "corp": "corporation", "co": "company",
+    "mfrs": "manufacturers", "ctr": "center", "cmty": "community", "envtl": "environmental",
+    "sch": "school", "servs": "services", "svcs": "services", "mgmt": "management", "prot": "protection",
+}  # fmt: skip
+#: Written forms of the United States ("U.S.", "US", "U. S. A.", "USA").
+_UNITED_STATES = re.compile(r"\bU\.\s?S\.(?:\s?A\.)?|\bUSA?\b")
+#: Small words that an acronym may drop ("EPA" has no "of"), or keep ("AFPF" keeps "for").
+ACRONYM_SMALL_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "to", "at", "a", "an", "&"})
+_ACRONYM_DROP = ACRONYM_SMALL_WORDS | {"et", "al", "inc", "llc", "ltd"}
+
+
+def expand_short_forms(name: str) -> str:
+    """``name`` with its abbreviations written out, lower case: "U.S. Dept. of Labor" ->
+    "united states department of labor", "Nat'l Ass'n of Mfrs." -> "national association of
+    manufacturers" (:data:`PARTY_SHORT_FORMS`; "U.S."/"US"/"USA" only in capitals)."""
+    text = _UNITED_STATES.sub(" United States ", str(name or ""))
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("'", "").replace("’", "").replace(".", ""))
+    return " ".join(PARTY_SHORT_FORMS.get(w, w) for w in words)
+
+
+def acronyms(name: str) -> set[str]:
+    """The acronyms ``name`` may be written as, lower case: the initials of its words with the
+    small words (:data:`ACRONYM_SMALL_WORDS`) kept and with them dropped ("Americans for
+    Prosperity Foundation" -> {"afpf", "apf"}; "Environmental Protection Agency" -> {"epa"}),
+    and the same without a leading "United States" ("U.S. Environmental Protection Agency"
+    -> also "epa"). Only the part before the first comma counts ("NLRB, et al."); a name
+    of one word has none."""
+    head = re.split(r",", str(name or ""))[0]
+    words = [w for w in expand_short_forms(head).split() if w not in {"et", "al", "inc", "llc", "ltd"}]
+    out: set[str] = set()
+    for ws in (words, words[2:] if words[:2] == ["united", "states"] else []):
+        if len(ws) < 2:
+            continue
+        out.add("".join(w[0] for w in ws))
+        kept = [w for w in ws if w not in _ACRONYM_DROP]
+        if len(kept) >= 2:
+            out.add("".join(w[0] for w in kept))
+    return out
+
+
+def is_acronym_of(short: str, name: str) -> bool:
+    """True if ``short`` is written as an acronym (one word, 2+ letters, in capitals, dots
+    allowed: "EPA", "N.L.R.B.") and is one of :func:`acronyms` of ``name``."""
+    s = str(short or "").strip()
+    plain = s.replace(".", "").replace(" ", "")
+    return len(plain) >= 2 and plain.isalpha() and plain.isupper() and plain.lower() in acronyms(name)

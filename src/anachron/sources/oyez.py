@@ -20,6 +20,8 @@ Output (both modes) is one ``cases`` table, one row per (term, docket)::
     oyez_outcome    str | None  "petitioner" / "respondent" from ``decisions[].winning_party``
     oyez_outcome_note  str  how oyez_outcome was decided (matched, no_decision, ...)
     winning_party   str | None  the raw ``winning_party`` value(s), " | "-joined
+    majority_votes, minority_votes  Int64  the decision's vote counts (None when not recorded)
+    vote_check      str     :func:`check_votes` of the counts ("ok", "short_court: ...", "missing", "invalid: ...")
     lower_court     str | None  name of the court below
     citation        str | None  "590 U.S. 1" when Oyez has volume and page
     additional_dockets  str   JSON list of other docket numbers heard with this case
@@ -47,6 +49,7 @@ from zoneinfo import ZoneInfo
 import pandas as pd
 
 from anachron.io import sha256_bytes, sha256_file
+from anachron.names import expand_short_forms, is_acronym_of
 from anachron.sources.base import (
     SourceReader,
     SourceError,
@@ -83,6 +86,9 @@ CASE_COLUMNS = [
     "oyez_outcome",
     "oyez_outcome_note",
     "winning_party",
+    "majority_votes",
+    "minority_votes",
+    "vote_check",
     "lower_court",
     "citation",
     "additional_dockets",
@@ -133,23 +139,36 @@ _NOT_A_PARTY = {"dismissal", "dismissed", "none", "n/a", "na", "unclear", "vacat
 # ---------------------------------------------------------------------------
 
 
+#: Original-jurisdiction dockets: "141 Orig", "141-orig", "141, ORIG.", "141 Original", the Court's
+#: electronic "22O141" (its first two digits, "22" in practice, mark the original docket, not a term), "22O141 ORIG",
+#: "Orig. 141"; separators are spaces, commas, dots, dashes or underscores.
+_ORIG_DOCKETS = (
+    re.compile(r"(?:\d{2}\s*[-_]?\s*o\s*[-_]?\s*)?(\d+)[\s,.\-_–—]*orig(?:inal)?\.?"),
+    re.compile(r"\d{2}\s*[-_]?\s*o\s*[-_]?\s*(\d+)"),
+    re.compile(r"orig(?:inal)?\.?[\s,\-_]*(?:no\.?\s*)?(\d+)"),
+)
+
+
 def normalize_docket(docket: Any) -> str | None:
     """Canonical docket key for joining Oyez, SCDB and other lists.
 
-    ``"17-1268"`` stays ``"17-1268"``; original-jurisdiction dockets in their many spellings
-    (``"126 Orig"``, ``"141-orig"``, ``"No. 142, Orig."``, ``"126, ORIG."``, SCDB's
-    ``"22O141"``) become ``"<n>-orig"``. Whitespace, a leading ``"No."`` and trailing
-    punctuation are dropped; letters are lower-cased. Returns None for an empty value.
+    ``"17-1268"`` stays ``"17-1268"``; an original-jurisdiction docket in any of the spellings
+    the Court, Oyez and SCDB use (``"126 Orig"``, ``"141-orig"``, ``"142orig"``, ``"No. 142,
+    Orig."``, ``"126, ORIG."``, ``"141 Original"``, ``"Orig. 141"``, the Court's ``"22O141"``
+    and ``"22O141 ORIG"``) becomes ``"<n>-orig"`` (leading zeros dropped: ``"22O065"`` ->
+    ``"65-orig"``). Whitespace, a leading ``"No."`` and trailing punctuation are dropped;
+    letters are lower-cased. Returns None for an empty value.
     """
     if docket is None or (isinstance(docket, float) and pd.isna(docket)):
         return None
     s = str(docket).strip().lower()
     if not s or s in {"nan", "none", "null"}:
         return None
-    s = re.sub(r"^no\.?\s*", "", s)
-    m = re.fullmatch(r"(\d+)[\s,.\-_]*orig\.?", s) or re.fullmatch(r"\d{2}o(\d+)", s)
-    if m:
-        return f"{int(m.group(1))}-orig"
+    s = re.sub(r"^no\.?\s*", "", s).strip(" ,;")
+    for pattern in _ORIG_DOCKETS:
+        m = pattern.fullmatch(s)
+        if m:
+            return f"{int(m.group(1))}-orig"
     s = re.sub(r"\s+", "", s).strip(".,;")
     return s or None
 
@@ -225,8 +244,9 @@ def timeline_dates(timeline: Any, tz: ZoneInfo = COURT_TZ) -> dict[str, str | No
 
 
 def _tokens(name: str, *, keep_stop: bool = False) -> list[str]:
-    # Dots go without a space so that initials stay one token ("V.L." -> "vl", "U.S." -> "us").
-    text = re.sub(r"[^a-z0-9 ]+", " ", name.lower().replace("&", " and ").replace(".", ""))
+    # abbreviations written out ("U.S." -> "united states", "Ass'n" -> "association"); dots go
+    # without a space so that initials stay one token ("V.L." -> "vl")
+    text = expand_short_forms(name.replace("&", " and "))
     return [t for t in text.split() if keep_stop or t not in _WINNER_STOP]
 
 
@@ -236,22 +256,18 @@ def _short_parties(case_name: str) -> tuple[str, str]:
     return (parts[0], parts[1]) if len(parts) == 2 else ("", "")
 
 
-def _initials(name: str) -> str:
-    return "".join(t[0] for t in _tokens(name, keep_stop=True) if t not in {"of", "the", "and", "for", "et", "al"})
-
-
 def _similarity(winner: str, candidate: str) -> float:
     """Share of the winner's name tokens found in the candidate (0..1), or the string ratio.
 
-    An acronym winner ("EEOC", "FBI") scores 1.0 against a name with those initials.
+    An acronym on either side scores 1.0 against a name with those initials
+    (:func:`anachron.names.is_acronym_of`: "EPA", "NLRB", "AFPF" for "Americans for
+    Prosperity Foundation"); abbreviations are written out first ("U.S." = "United States").
     """
     wt, ct = _tokens(winner), _tokens(candidate)
     if not wt or not ct:
         return 0.0
-    if len(wt) == 1 and len(wt[0]) >= 2 and winner.strip().replace(".", "").isupper():
-        initials = _initials(re.split(r",", candidate)[0])
-        if wt[0] == initials:
-            return 1.0
+    if is_acronym_of(winner, candidate) or is_acronym_of(candidate.split(",")[0], winner):
+        return 1.0
     cset = set(ct)
     contained = sum(1 for t in wt if t in cset) / len(wt)
     ratio = difflib.SequenceMatcher(None, " ".join(wt), " ".join(ct)).ratio()
@@ -321,6 +337,67 @@ def decide_outcome(decisions: Any, petitioner: Any, respondent: Any, case_name: 
     return sides[0], NOTE_MATCHED, raw
 
 
+#: Justices on the Court, and the quorum a decision needs (28 U.S.C. § 1).
+COURT_SIZE = 9
+QUORUM = 6
+
+
+def _count(v: Any) -> int | None | str:
+    """A vote count as an int, None when absent, or the reason it is not a count."""
+    if v is None or (isinstance(v, float) and pd.isna(v)) or v == "":
+        return None
+    if isinstance(v, bool):
+        return f"{v!r} is not a count"
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return f"{v!r} is not a count"
+    if f != int(f) or f < 0:
+        return f"{v!r} is not a whole number of votes"
+    return int(f)
+
+
+def check_votes(majority: Any, minority: Any) -> tuple[int | None, int | None, str]:
+    """``(majority, minority, check)``: an Oyez decision's ``majority_vote`` / ``minority_vote``
+    read as counts, and whether they can be a Supreme Court vote.
+
+    ``check`` is ``"ok"`` (nine votes; a tie is an equally divided Court), ``"short_court: N of
+    9 justices voted ..."`` (fewer than nine, a recusal or a vacancy, but at least the quorum
+    of six: valid), ``"missing"``
+    (no counts, or both 0: Oyez writes 0-0 when it has none) or ``"invalid: <reason>"``: a
+    count that is not a whole number, more than nine votes, a majority smaller than the
+    minority, or fewer votes than the quorum.
+    """
+    maj, mino = _count(majority), _count(minority)
+    for c in (maj, mino):
+        if isinstance(c, str):
+            return None, None, f"invalid: {c}"
+    if (maj or 0) == 0 and (mino or 0) == 0:
+        return None, None, "missing"
+    maj, mino = int(maj or 0), int(mino or 0)
+    total = maj + mino
+    if total > COURT_SIZE:
+        return maj, mino, f"invalid: {maj}-{mino} is more than the Court's {COURT_SIZE} votes"
+    if maj < mino:
+        return maj, mino, f"invalid: majority {maj} smaller than minority {mino}"
+    if total < QUORUM:
+        return maj, mino, f"invalid: {maj}-{mino} is fewer votes than the quorum of {QUORUM}"
+    if total < COURT_SIZE:
+        return maj, mino, f"short_court: {total} of {COURT_SIZE} justices voted (a recusal or a vacancy)"
+    return maj, mino, "ok"
+
+
+def decision_votes(decisions: Any) -> tuple[int | None, int | None, str]:
+    """:func:`check_votes` of the first decision in ``decisions`` with recorded counts (the
+    main opinion comes first); ``(None, None, "missing")`` when none has counts."""
+    for d in decisions or []:
+        if isinstance(d, dict):
+            got = check_votes(d.get("majority_vote"), d.get("minority_vote"))
+            if got[2] != "missing":
+                return got
+    return None, None, "missing"
+
+
 def _citation(cit: Any) -> str | None:
     if not isinstance(cit, dict):
         return None
@@ -359,6 +436,7 @@ def parse_case(doc: Any, where: str) -> dict[str, Any]:
     pet = str(doc.get("first_party") or "").strip()
     resp = str(doc.get("second_party") or "").strip()
     outcome, note, raw = decide_outcome(doc.get("decisions"), pet, resp, name)
+    majority, minority, vote_check = decision_votes(doc.get("decisions") if isinstance(doc.get("decisions"), list) else None)
     try:
         term: int | None = int(str(doc.get("term")).strip())
     except (TypeError, ValueError):
@@ -382,6 +460,9 @@ def parse_case(doc: Any, where: str) -> dict[str, Any]:
         "oyez_outcome": outcome,
         "oyez_outcome_note": note,
         "winning_party": raw,
+        "majority_votes": majority,
+        "minority_votes": minority,
+        "vote_check": vote_check,
         "lower_court": _lower_court(doc.get("lower_court")),
         "citation": _citation(doc.get("citation")),
         "additional_dockets": json.dumps([str(x) for x in extra if x not in (None, "")]),
@@ -392,7 +473,8 @@ def parse_case(doc: Any, where: str) -> dict[str, Any]:
 def empty_cases() -> pd.DataFrame:
     """An empty ``cases`` table with the right columns."""
     df = pd.DataFrame({c: pd.Series(dtype="object") for c in CASE_COLUMNS})
-    df["term"] = pd.Series(dtype="Int64")
+    for c in ("term", "majority_votes", "minority_votes"):
+        df[c] = pd.Series(dtype="Int64")
     return df[CASE_COLUMNS]
 
 
@@ -421,7 +503,8 @@ def finish_cases(rows: list[dict[str, Any]]) -> tuple[pd.DataFrame, dict[str, in
     if not kept:
         return empty_cases(), skipped
     df = pd.DataFrame(kept, columns=CASE_COLUMNS)
-    df["term"] = df["term"].astype("Int64")
+    for c in ("term", "majority_votes", "minority_votes"):
+        df[c] = df[c].astype("Int64")
     df = df.sort_values(["term", "docket_key"], kind="mergesort").reset_index(drop=True)
     return df, skipped
 
@@ -491,6 +574,7 @@ class OyezCaseReader(SourceReader):
             terms=self.terms,
             skipped_by_reason=skipped,
             oyez_outcome_notes={str(k): int(v) for k, v in notes.items()},
+            vote_checks={str(k).split(":")[0]: int(v) for k, v in df["vote_check"].str.split(":").str[0].value_counts().items()},
             timezone=str(COURT_TZ),
             **extra,
         )

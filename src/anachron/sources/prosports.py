@@ -66,6 +66,7 @@ from urllib.parse import urljoin
 import lxml.html
 import pandas as pd
 
+from anachron.money import scan_money
 from anachron.sources.base import (
     SourceError,
     SourceReader,
@@ -131,6 +132,7 @@ SKIP_EXTENSION = "extension"
 SKIP_CONVERSION = "conversion"
 SKIP_NO_YEARS = "no_years"
 SKIP_NO_AMOUNT = "no_amount"
+SKIP_AMBIGUOUS_AMOUNT = "ambiguous_amount"  # "$22,5M": a decimal comma? (anachron.money.read_number)
 SKIP_IMPLAUSIBLE = "implausible_amount"
 SKIP_NOT_CONTRACT = "not_a_contract"
 SKIP_NO_PLAYER = "no_player"
@@ -168,10 +170,14 @@ _SKIP_RULES: list[tuple[str, re.Pattern[str]]] = [
 ]
 _SIGNED = re.compile(r"^\s*(?P<re>re-?)?signed\b", re.I)
 _YEARS = re.compile(r"\b(?P<years>\d{1,2})(?:/\d{1,2})?[- ]years?\b", re.I)
-_MONEY = re.compile(
-    r"[$#]\s?(?P<num>\d[\d,]*(?:\.\d+)?)(?:\s*[-/]\s*\$?(?P<hi>\d[\d,]*(?:\.\d+)?))?\s*(?P<unit>million\b|thousand\b|[MK]\b)?",
-    re.I,
-)
+#: "#36M": a typo on the site for "$36M".
+_HASH_DOLLAR = re.compile(r"#(?=\s?\d)")
+#: A figure whose separators :func:`anachron.money.read_number` refuses ("$22,5M", "$1.2.3M").
+_AMBIGUOUS_AMOUNT = re.compile(r"[$#]\s?\d+(?:,\d{1,2}(?!\d)|,\d{4,}|\.\d+[.,]\d)")
+#: Between the two ends of a range ("$70-72M", "$3/5M").
+_RANGE_SEP = re.compile(r"\s*[-/]\s*")
+#: A second figure after a slash ("$3M/$5M", "$3M / 2 years, $5M").
+_SECOND_FIGURE = re.compile(r"\s*/\s*(?:\d+[- ]years?,?\s*)?\$")
 _SIGN_AND_TRADE = re.compile(r"sign(?:ed)?[- ]and[- ]trade(?:d)?", re.I)
 _SNT_TEAM = re.compile(
     r"sign(?:ed)?[- ]and[- ]trade(?:d)?\s+(?:with|to)\s+(?:the\s+)?(?P<team>[0-9]*[A-Z][A-Za-z0-9]*(?:\s+[A-Z][A-Za-z]+)?)"
@@ -302,17 +308,21 @@ def parse_money(text: str) -> tuple[float, bool] | None:
     """The first dollar amount in ``text`` in USD, and whether it was one of several figures.
 
     "$136.5M" -> 136_500_000; "$898K" -> 898_000; "$1,620,564" -> 1_620_564;
-    "$70-72M" and "$3/5M" take the lower bound (a range: flag True). "#36M" (a typo on
-    the site) reads as "$36M". Returns None when no amount is present.
+    "$70-72M" and "$3/5M" take the lower bound (a range: flag True); so does "$3M/$5M" (the
+    first figure). "#36M" (a typo on the site) reads as "$36M". Amounts are read by
+    :func:`anachron.money.scan_money`; one with ambiguous separators is not an amount. Returns
+    None when no amount is present.
     """
-    m = _MONEY.search(text)
-    if m is None:
-        return None
-    unit = (m["unit"] or "").lower()
-    scale = {"m": 1e6, "million": 1e6, "k": 1e3, "thousand": 1e3}.get(unit, 1.0)
-    value = float(m["num"].replace(",", "")) * scale
-    several = m["hi"] is not None or bool(re.match(r"\s*/\s*(?:\d+[- ]years?,?\s*)?[$#]", text[m.end() :]))
-    return value, several
+    text = _HASH_DOLLAR.sub("$", text)
+    amounts = scan_money(text)
+    for i, m in enumerate(amounts):
+        if not (m.currency_before and m.currency == "USD"):
+            continue
+        nxt = amounts[i + 1] if i + 1 < len(amounts) else None
+        if m.unit is None and nxt is not None and not nxt.currency_after and _RANGE_SEP.fullmatch(text[m.end : nxt.start]):
+            return m.value * nxt.scale, True  # a range: the lower bound, in the upper bound's unit
+        return m.value, bool(_SECOND_FIGURE.match(text, m.end))
+    return None
 
 
 def parse_note(note: Any) -> ParsedNote:
@@ -326,7 +336,8 @@ def parse_note(note: Any) -> ParsedNote:
     deals, qualifying offers, waiver claims, waivers, releases, option decisions,
     guarantees, free-agent status changes, retirements, signings abroad, draft-pick and
     rookie deals, extensions, conversions; then signings without years (``no_years``) or
-    without an amount (``no_amount``), implausible amounts (total under $100K, over 10
+    without an amount (``no_amount``) or with one whose separators are ambiguous
+    (``ambiguous_amount``: "$22,5M"), implausible amounts (total under $100K, over 10
     years) and any other note (``not_a_contract``).
 
     Never raises; a missing or blank note is ``not_a_contract``.
@@ -353,7 +364,8 @@ def parse_note(note: Any) -> ParsedNote:
     segment = text[ym.end() : end if end != -1 else len(text)]
     money = parse_money(segment)
     if money is None:
-        return ParsedNote(SKIP_NO_AMOUNT, years=years, status=status, re_signing=re_signing, sign_and_trade=snt)
+        reason = SKIP_AMBIGUOUS_AMOUNT if _AMBIGUOUS_AMOUNT.search(segment) else SKIP_NO_AMOUNT
+        return ParsedNote(reason, years=years, status=status, re_signing=re_signing, sign_and_trade=snt)
     value, several = money
     if not (1 <= years <= MAX_YEARS) or value < MIN_TOTAL_VALUE:
         return ParsedNote(SKIP_IMPLAUSIBLE, years=years, total_value=value, status=status, re_signing=re_signing)

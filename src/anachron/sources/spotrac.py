@@ -43,6 +43,7 @@ import lxml.html
 import pandas as pd
 
 from anachron.dates import to_iso
+from anachron.money import MoneyError, parse_money
 from anachron.sources.base import (
     SourceError,
     SourceReader,
@@ -166,15 +167,16 @@ def check_aav(
 
 
 def _money(text: Any) -> float | None:
-    """ "$8,200,000" -> 8200000.0; "-", "" -> None; "$4.5M" -> 4500000.0."""
-    if text is None or (isinstance(text, float) and pd.isna(text)):
+    """A contract cell in USD (:func:`anachron.money.parse_money`): "$8,200,000" -> 8200000.0,
+    "$4.5M" -> 4500000.0; "-", "", a cell that is not one dollar amount -> None (logged)."""
+    if text is None or (isinstance(text, float) and pd.isna(text)) or str(text).strip() in ("", "-", "—"):
         return None
-    s = str(text).strip().replace(",", "")
-    m = re.search(r"(\d+(?:\.\d+)?)\s*([MK])?\b", s, re.I)
-    if not m:
+    try:
+        money = parse_money(str(text))
+    except MoneyError as exc:
+        log.warning("Spotrac: contract cell %r not read: %s", text, exc.reason)
         return None
-    scale = {"m": 1e6, "k": 1e3}.get((m.group(2) or "").lower(), 1.0)
-    return float(m.group(1)) * scale
+    return money.value if money.currency in (None, "USD") and money.value >= 0 else None
 
 
 def signings_from_rows(

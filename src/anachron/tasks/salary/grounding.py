@@ -4,7 +4,7 @@ The contract is stated in many wordings ("signed a four-year, $120 million contr
 to a 4-year pact worth about $30M a season", "got $130 million over three years from
 Houston", "chose the Clippers on a three-year deal"). The check reads a claim through three
 generic mechanisms rather than phrase lists: dollar amounts with the precision they are
-written with (:func:`money_amounts`), the contract length (:func:`contract_years`), and
+written with (:func:`money_amounts`, read by :func:`anachron.money.scan_money`), the contract length (:func:`contract_years`), and
 the new team named (:func:`anachron.names.team_in`: nickname, abbreviation or city) with a
 verb of signing or joining (:data:`SIGNING`). :func:`states_contract` is the one decision;
 the categoriser's A4 rule (``claims``) asks it too.
@@ -17,20 +17,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from anachron.money import scan_money
 from anachron.names import name_in, team_in, team_key, teams_named
 from anachron.verify.dates import find_periods
 from anachron.verify.features import HEDGE
 from anachron.verify.layers.grounded import GroundedVerdict
 
-# a dollar amount: "$25.5M", "$25,500,000", "US$ 25.5 million", "25.5 million dollars", "$950K";
-# without a currency sign only with a written unit ("worth 120 million")
-_MONEY = re.compile(
-    r"(?<![\w.])(?P<cur>US\$|\$)?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<unit>million|mil\b\.?|mln|mn|mm|m|billion|bn|b|thousand|k)\b)?(?P<dollars>\s*(?:dollars|usd)\b)?",
-    re.I,
-)
-_SCALE = {"million": 1e6, "mil": 1e6, "mil.": 1e6, "mln": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6,
-          "billion": 1e9, "bn": 1e9, "b": 1e9, "thousand": 1e3, "k": 1e3}
+#: Units that make a number an amount without a currency ("worth 120 million"); a letter ("12 m")
+#: or "thousand" needs "$" or "dollars".
+_BARE_UNITS = frozenset({"million", "billion", "mil", "mln", "mn"})
 _APPROX = re.compile(
     r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|close\s+to|some|over|more\s+than|north\s+of|"
     r"under|less\s+than|just\s+(?:over|under)|upwards\s+of|in\s+the\s+neighbou?rhood\s+of)\s*|~\s*)$",
@@ -124,19 +119,13 @@ def money_amounts(text: str) -> list[Amount]:
     """Dollar amounts in ``text`` (:class:`Amount`); numbers without "$", "dollars" or a written
     unit such as "million" are not amounts ("3 years", "2019")."""
     out = []
-    for m in _MONEY.finditer(text):
-        unit = (m["unit"] or "").lower()
-        if not (m["cur"] or m["dollars"] or unit in {"million", "billion", "mil", "mil.", "mln", "mn"}):
+    for m in scan_money(text):
+        if m.currency not in (None, "USD") or not (m.currency_before or m.currency_after or m.unit in _BARE_UNITS):
             continue
-        if not m["cur"] and unit in {"m", "b", "k", "bn", "mm"} and not m["dollars"]:
-            continue
-        digits = m["num"].replace(",", "")
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        k = _SCALE.get(unit, 1.0)
-        before, after = text[max(0, m.start() - 40) : m.start()], text[m.end() : m.end() + 20]
+        before, after = text[max(0, m.start - 40) : m.start], text[m.end : m.end + 20]
         out.append(Amount(
-            float(digits) * k,
-            0.5 * 10 ** (-decimals) * k,
+            m.value,
+            m.half_unit,
             bool(_APPROX.search(before)),
             bool(_PER_YEAR_AFTER.search(after) or _PER_YEAR_BEFORE.search(before)),
         ))

@@ -6,8 +6,7 @@ import math
 import re
 from typing import Any
 
-import numpy as np
-
+from anachron.money import MoneyError, parse_money
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.salary.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
 from anachron.tasks.salary.calibration import SalaryPlanter
@@ -15,46 +14,30 @@ from anachron.tasks.salary.checks import salary_overlap
 from anachron.tasks.salary.dataset import SOURCE_TABLES, build_salary_instances
 from anachron.tasks.salary.grounding import ContractGrounding
 
-_AMOUNT = re.compile(
-    r"^\s*(?:usd\s*)?\$?\s*(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
-    r"(?P<unit>m|mm|mil|million|k|thousand|b|bn|billion)?\s*(?:usd|dollars)?\s*(?:/\s*(?:yr|year))?\s*$",
-    re.I,
-)
-_UNIT = {
-    "m": 1e6,
-    "mm": 1e6,
-    "mil": 1e6,
-    "million": 1e6,
-    "k": 1e3,
-    "thousand": 1e3,
-    "b": 1e9,
-    "bn": 1e9,
-    "billion": 1e9,
-}
+#: A per-year suffix a predicted AAV may carry ("$25.5M/yr", "$25.5M per year").
+_PER_YEAR = re.compile(r"\s*(?:/\s*(?:yr|year)|(?:per|a)\s+year)\s*$", re.I)
 
 
 def parse_amount(value: Any) -> float:
     """A predicted AAV in USD from a number or a plainly written amount.
 
-    Accepts ints and floats, and strings such as "25500000", "25,500,000", "$25.5M",
-    "25.5 million", "$950K", "$25.5M/yr". Raises ``ValueError`` for anything else
-    (booleans, None, lists, text with words, NaN or infinite values) and for amounts
-    that are not positive.
+    Accepts ints and floats, and strings that :func:`anachron.money.parse_money` reads as one
+    amount in dollars or without a currency ("25500000", "25,500,000", "$25.5M", "25.5
+    million", "$950K"), optionally followed by "/yr" or "per year". Raises ``ValueError`` for
+    anything else (booleans, None, lists, text with words, an ambiguous or foreign-currency
+    amount, a range, NaN or infinite values) and for amounts that are not positive.
     """
-    if isinstance(value, bool) or value is None:
-        raise ValueError(f"predicted AAV must be a number, got {value!r}")
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        amount = float(value)
-    elif isinstance(value, str):
-        m = _AMOUNT.match(value)
-        if m is None:
-            raise ValueError(f"predicted AAV {value!r} is not a plain dollar amount")
-        amount = float(m["num"].replace(",", "")) * _UNIT.get((m["unit"] or "").lower(), 1.0)
-    else:
-        raise ValueError(f"predicted AAV must be a number, got {type(value).__name__}")
-    if not math.isfinite(amount) or amount <= 0:
+    if isinstance(value, str):
+        value = _PER_YEAR.sub("", value)
+    try:
+        money = parse_money(value)
+    except MoneyError as exc:
+        raise ValueError(f"predicted AAV {value!r} is not a plain dollar amount: {exc.reason}") from None
+    if money.currency not in (None, "USD"):
+        raise ValueError(f"predicted AAV {value!r} is in {money.currency}, not US dollars")
+    if money.value <= 0:
         raise ValueError(f"predicted AAV must be a positive finite number of dollars, got {value!r}")
-    return amount
+    return money.value
 
 
 def salary_perf(predicted: float, actual: float) -> float:

@@ -6,22 +6,17 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-import re
 from typing import Any, Mapping
 
 import numpy as np
 
 from anachron.tasks.stock.outcome import Window, find_outcome, mentions, time_scope, window_of
+from anachron.verify.layers.figures import parse_prices
 from anachron.verify.layers.grounded import PRICE_REL_TOL, CompositeGrounding, GroundedVerdict, PriceGrounding
 from anachron.verify.layers.market import market_checks
 
 log = logging.getLogger(__name__)
 
-#: A share price: "$247.29", "$1,020.50" (not "$4.2 billion").
-SHARE_PRICE = re.compile(
-    r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]|\.\d)(?!\s*(?:million|billion|bn|m\b|b\b|k\b|trillion))",
-    re.I,
-)
 #: An end-of-window close counts only when the company did not close within
 #: :data:`~anachron.verify.layers.grounded.PRICE_REL_TOL` of it in this many days before the cutoff.
 PRIOR_DAYS = 365
@@ -60,8 +55,8 @@ class WindowOutcomeGrounding:
     def _end_close(self, fact: str, w: Window, spans: dict[str, list[int]]) -> str | None:
         if self.prices is None or not spans or "$" not in fact:
             return None
-        for m in SHARE_PRICE.finditer(fact):
-            stated = float(m[1].replace(",", ""))
+        for price in parse_prices(fact):
+            stated = price.value
             for t in spans:
                 end_close = self.prices.close_on(t, w.last_day)
                 if end_close is None or abs(stated - end_close) > PRICE_REL_TOL * end_close:

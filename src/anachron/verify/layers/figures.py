@@ -24,21 +24,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SCALE = {
-    "trillion": 1e12, "tn": 1e12, "t": 1e12,
-    "billion": 1e9, "bn": 1e9, "b": 1e9, "bil": 1e9,
-    "million": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6, "mil": 1e6,
-    "thousand": 1e3, "k": 1e3,
-}
-#: A number: "1,234.5", "260.2", "2019".
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]*\d)|\d+(?:\.\d+)?")
-#: A currency just before a number: "$", "US$", "USD ".
-_CURRENCY_BEFORE = re.compile(r"(?:\bUS\s?\$|\bUSD\s?|\$)\s?$")
-#: A scale right after a number with a currency ("$1.2B", "$55,256 million") ...
-_SCALE_AFTER = re.compile(r"\s*(trillion|billion|million|thousand|bil|mil|tn|bn|mn|mm|[tbmk])\b(?!\.\d)", re.I)
-#: ... or without one ("260.2 billion dollars", a bare "1,234.5 million").
-_WORD_SCALE_AFTER = re.compile(r"\s*(trillion|billion|million|thousand|bn|mn)\b", re.I)
-_DOLLARS_AFTER = re.compile(r"\s+(?:US\s+)?(?:dollars|USD)\b", re.I)
+from anachron.money import precision, scan_money
+
+#: Units a figure without a currency may carry ("260.2 billion dollars", a bare "1,234.5 million");
+#: letters ("5 m", "2019 M&A") and "thousand" without "dollars" are not figures.
+_BARE_UNITS = frozenset({"trillion", "billion", "million", "thousand", "bn", "mn"})
 _PER_SHARE = re.compile(r"\s*(?:a|per)\s+(?:diluted\s+|basic\s+)?share\b", re.I)
 _EPS_BEFORE = re.compile(r"\b(?:EPS|per[- ]share)\b[^.;$]{0,25}$", re.I)
 #: Words that make the figure after them approximate or a threshold, not a stated value.
@@ -90,17 +80,6 @@ class StatedValue:
         return self.round_half_unit / self.value if self.value else float("inf")
 
 
-def _precision(digits: str, scale: float) -> tuple[float, float]:
-    """(half unit of the last digit, half unit counting an integer's trailing zeros as rounding)."""
-    if "." in digits:
-        half = 0.5 * 10 ** (-len(digits.split(".")[1])) * scale
-        return half, half
-    if scale != 1.0:  # "$440 million": the figure is written to the unit of its scale
-        return 0.5 * scale, 0.5 * scale
-    zeros = len(digits) - len(digits.rstrip("0")) if digits.strip("0") else 0
-    return 0.5, 0.5 * 10**zeros
-
-
 def hedged_before(text: str, start: int) -> bool:
     """True if the words just before offset ``start`` hedge the figure there ("about $40",
     "more than 12%", "topped $100 billion", "~$40")."""
@@ -119,62 +98,41 @@ def parse_values(text: str) -> list[StatedValue]:
     False), "$2.97 per share" / "EPS of $2.10" / "2.10 a share" (per share: unscaled, below
     1,000 or followed by "a/per share"). See :class:`StatedValue`."""
     out = []
-    for m in _NUMBER.finditer(text):
-        s, e = m.span()
-        cur = _CURRENCY_BEFORE.search(text, max(0, s - 6), s) if "$" in text[max(0, s - 6) : s] or "USD" in text[max(0, s - 6) : s] else None
-        unit: str | None = None
-        if cur is not None:
-            start, currency = cur.start(), True
-            u = _SCALE_AFTER.match(text, e)
-            if u is not None:
-                unit, e = u[1], u.end()
+    for a in scan_money(text):
+        if a.currency not in (None, "USD"):  # "€4 million": not a dollar figure
+            continue
+        if a.currency_before:
+            start, e, currency, unit = a.start, a.unit_end, True, a.unit
         else:
-            if s and (text[s - 1].isalnum() or text[s - 1] in "._$") or text[e : e + 1] not in (" ", "b", "m", "B", "M"):
+            if text[a.num_end : a.num_end + 1] not in (" ", "b", "m", "B", "M"):
                 continue
-            start = s
-            u = _WORD_SCALE_AFTER.match(text, e)
-            if u is not None:
-                d = _DOLLARS_AFTER.match(text, u.end())
-                if d is not None:  # 260.2 billion dollars
-                    unit, e, currency = u[1], d.end(), True
-                elif u[1].lower() != "thousand":  # a bare 1,234.5 million
-                    unit, e, currency = u[1], u.end(), False
-                else:
-                    continue
-            elif _PER_SHARE.match(text, e):  # 2.10 a share
-                currency = False
+            start, unit = a.num_start, a.unit
+            if unit in _BARE_UNITS and (a.currency_after or unit != "thousand"):
+                e, currency = (a.end, True) if a.currency_after else (a.unit_end, False)
+            elif unit is None and _PER_SHARE.match(text, a.num_end):  # 2.10 a share
+                e, currency = a.num_end, False
             else:
                 continue
-        digits = m[0].replace(",", "")
-        scale = _SCALE.get((unit or "").lower(), 1.0)
-        value = float(digits) * scale
-        half, round_half = _precision(digits, scale)
+        half, round_half = precision(a.digits, a.scale)
         per_share = unit is None and (
-            bool(_PER_SHARE.match(text, e)) or value < 1000 or bool(_EPS_BEFORE.search(text, max(0, start - 40), start))
+            bool(_PER_SHARE.match(text, e)) or a.value < 1000 or bool(_EPS_BEFORE.search(text, max(0, start - 40), start))
         )
-        out.append(StatedValue(value, half, per_share, text[start:e].strip(), start, hedged_before(text, start),
+        out.append(StatedValue(a.value, half, per_share, text[start:e].strip(), start, hedged_before(text, start),
                                currency, round_half))
     return out
 
 
-#: A dollar amount without a scale word: "$27.34", "US$1,020.50" (not "$4.2 billion", "$500M").
-_UNSCALED_DOLLARS = re.compile(
-    r"(?:\bUS\s?|\bUSD\s?)?\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d,]*\d|\.\d)"
-    r"(?!\s*(?:trillion|billion|million|thousand|bil|mil|tn|bn|mn|mm|[tbmk])\b)",
-    re.I,
-)
-
-
 def parse_prices(text: str) -> list[StatedValue]:
-    """The unscaled dollar amounts of ``text`` ("$27.34", "US$1,020.50"; not "$4.2 billion"):
-    the candidates for a share price, as :func:`parse_values` reads them, in one pass."""
+    """The unscaled dollar amounts of ``text`` ("$27.34", "US$1,020.50"; not "$4.2 billion",
+    "USD 27"): the candidates for a share price, as :func:`parse_values` reads them, in one pass."""
     out = []
-    for m in _UNSCALED_DOLLARS.finditer(text):
-        digits = m[1].replace(",", "")
-        value = float(digits)
-        half, round_half = _precision(digits, 1.0)
-        per_share = value < 1000 or bool(_PER_SHARE.match(text, m.end()))
-        out.append(StatedValue(value, half, per_share, m[0].strip(), m.start(), hedged_before(text, m.start()), True, round_half))
+    for a in scan_money(text):
+        if a.unit is not None or not a.currency_before or "$" not in text[a.start : a.num_start] or a.currency != "USD":
+            continue
+        half, round_half = precision(a.digits, 1.0)
+        per_share = a.value < 1000 or bool(_PER_SHARE.match(text, a.num_end))
+        out.append(StatedValue(a.value, half, per_share, text[a.start : a.num_end].strip(), a.start,
+                               hedged_before(text, a.start), True, round_half))
     return out
 
 
