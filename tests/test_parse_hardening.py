@@ -215,6 +215,25 @@ def test_parsed_answers_are_not_retried_and_keep_their_trace():
         assert res.trace == [{"step": "generate", "cache_key": res.trace[0]["cache_key"], "parse_status": status}]
 
 
+def test_retry_calls_load_into_the_llm_calls_table(tmp_path):
+    """The retry's call-log row (its ``retry`` tag) is a declared llm_calls column: the database loads."""
+    import duckdb
+
+    from anachron.io import write_parquet
+    from anachron.store.load import load_parquet
+    from anachron.store.schema import SCHEMA
+
+    client = mock_client([MID_STRING, FULL_TEXT])
+    run_one(client, max_tokens=300)
+    calls = client.call_log.frame(task="stock", method="temporal_hint", model_key="scripted")
+    assert calls["retry"].isna().tolist() == [True, False] and calls["retry"].iloc[1] == "truncated"
+    write_parquet(calls, tmp_path / "calls.parquet")
+    con = duckdb.connect()
+    con.execute(SCHEMA["llm_calls"].create_sql())
+    load_parquet(con, "llm_calls", [tmp_path / "calls.parquet"])
+    assert con.execute("SELECT retry FROM llm_calls ORDER BY retry NULLS FIRST").fetchall() == [(None,), ("truncated",)]
+
+
 def test_the_retry_is_final_and_a_failed_retry_call_keeps_the_first_answer():
     res, reqs = run_one(mock_client([MID_STRING, MID_STRING, FULL_TEXT]), max_tokens=300)
     assert len(reqs) == 2 and res.parsed.status == S.TRUNCATED and res.n_llm_calls == 2

@@ -168,7 +168,8 @@ LLM_CALLS = Table(
     "llm_calls",
     "One row per LLM call, cache hits included: the run's, the verifier's and the Shapley value calls. "
     "``model_key`` is the configured model name; the call record's fields follow, then the request tags "
-    "(``instance_id``, ``step``; the plausibility verifier's ``cutoff_date`` and ``n_items``).",
+    "(``instance_id``, ``step``; the plausibility verifier's ``cutoff_date`` and ``n_items``; ``retry``: the parse "
+    "status that made this call a retry of the step, null for a first call).",
     (
         ("task", VARCHAR),
         ("method", VARCHAR),
@@ -178,6 +179,7 @@ LLM_CALLS = Table(
         ("step", VARCHAR),
         ("cutoff_date", VARCHAR),
         ("n_items", BIGINT),
+        ("retry", VARCHAR),
     ),
 )
 
