@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -13,12 +14,47 @@ from anachron.errors import AnachronError
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
+#: HTTP client loggers that log every request URL at INFO; quietened to WARNING in rule logs.
+NOISY_LOGGERS = ("httpx", "httpcore", "openai", "urllib3")
+
+_SECRET_PATTERNS = (
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(?::[^/\s@]*)?@"), r"\1***@"),  # user:password@ in a URL
+    (re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access_token|password|secret|sig)=)[^&\s'\"]+"), r"\1***"),
+    (re.compile(r"(?i)\b(authorization:?\s*(?:bearer|token|basic)?\s*)[A-Za-z0-9._~+/=-]{8,}"), r"\1***"),
+    (re.compile(r"\b(sk-[A-Za-z0-9_-]{4})[A-Za-z0-9_-]{8,}"), r"\1***"),  # OpenAI-style keys
+)
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with credentials masked: ``user:password@`` in URLs, secret query parameters
+    (``key``, ``api_key``, ``token``, ...), ``Authorization`` header values and ``sk-...`` keys
+    become ``***``. Used on every record a rule logs."""
+    for pattern, repl in _SECRET_PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+class SecretMaskingFilter(logging.Filter):
+    """A handler filter that formats each record's message and masks credentials in it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string: leave the record to the handler's own error path
+            return True
+        masked = mask_secrets(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
 
 @contextlib.contextmanager
 def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
     """Send logging records, stdout and stderr (tqdm progress included) to ``path``.
 
-    With ``path`` None, log to stderr. Yields the ``anachron`` logger.
+    With ``path`` None, log to stderr. Yields the ``anachron`` logger. Credentials in any record
+    are masked (:func:`mask_secrets`), and the HTTP client loggers (:data:`NOISY_LOGGERS`), which
+    log every request URL at INFO, only pass warnings.
     """
     root = logging.getLogger()
     old_handlers, old_level = root.handlers[:], root.level
@@ -30,8 +66,12 @@ def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
         stream = open(path, "w", buffering=1, encoding="utf-8")
         handler = logging.StreamHandler(stream)
     handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(SecretMaskingFilter())
     root.handlers = [handler]
     root.setLevel(logging.INFO)
+    noisy = {name: logging.getLogger(name).level for name in NOISY_LOGGERS}
+    for name in NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     logging.captureWarnings(True)
     try:
         if stream is not None:
@@ -50,5 +90,7 @@ def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
         raise
     finally:
         root.handlers, root.level = old_handlers, old_level
+        for name, level in noisy.items():
+            logging.getLogger(name).setLevel(level)
         if stream is not None:
             stream.close()
