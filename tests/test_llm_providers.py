@@ -39,7 +39,8 @@ def ok_body(text: str = '{"answer": "42"}') -> dict:
 
 
 class FakeServer:
-    """Serves POST /v1/chat/completions from a script of (status, body, headers) or a callable."""
+    """Serves POST /v1/chat/completions from a script of (status, body, headers) or a callable
+    (a ``bytes`` body is sent as it is, e.g. cut off)."""
 
     def __init__(self, script):
         self.script = list(script)
@@ -62,7 +63,7 @@ class FakeServer:
                     status, payload, headers = server.script[0](body)
                 else:
                     status, payload, headers = server.script.pop(0) if len(server.script) > 1 else server.script[0]
-                data = json.dumps(payload).encode()
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -180,6 +181,41 @@ def test_non_retryable_4xx_is_not_retried(env):
         res = run(OpenAICompatProvider(make_spec()), REQ)
     assert "AuthenticationError" in res.error and len(srv.requests) == 1
     assert SECRET not in res.error
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        json.dumps(ok_body()).encode()[:60],  # cut off in the middle
+        b"<html>bad gateway</html>",  # not JSON at all
+        b"{}",  # JSON without choices
+        json.dumps({**ok_body(), "choices": []}).encode(),
+        json.dumps({**ok_body(), "choices": [{"index": 0, "message": None}]}).encode(),
+    ],
+)
+def test_malformed_200_body_is_retried_like_a_5xx(env, bad):
+    with FakeServer([(200, bad, {}), (200, ok_body(), {})]) as srv:
+        env(srv.url)
+        sleeps = []
+
+        async def fake_sleep(s):
+            sleeps.append(s)
+
+        res = run(OpenAICompatProvider(make_spec(), sleep=fake_sleep), REQ)
+    assert res.error is None, res.error
+    assert res.text == '{"answer": "42"}'
+    assert len(srv.requests) == 2 and len(sleeps) == 1 and 0 <= sleeps[0] <= 0.05
+
+
+def test_malformed_200_body_gives_up_after_max_retries(env, tmp_path):
+    with FakeServer([(200, json.dumps(ok_body()).encode()[:60], {})]) as srv:
+        env(srv.url)
+        log = CallLog()
+        client = LLMClient(make_spec(max_retries=2), LLMCache(tmp_path), log)
+        [res] = client.complete_many([REQ], progress=False)
+    assert res.text == "" and res.error is not None and res.error.startswith("malformed response")
+    assert len(srv.requests) == 3  # first try + 2 retries
+    assert len(log) == 1 and len(LLMCache(tmp_path)) == 0
 
 
 def test_connection_error_is_retried_then_reported(env):

@@ -245,9 +245,84 @@ def test_the_retry_is_final_and_a_failed_retry_call_keeps_the_first_answer():
 def test_the_retry_gets_its_own_cache_entry(tmp_path):
     cache = LLMCache(tmp_path / "cache")
     first, _ = run_one(mock_client(["{}", FULL_TEXT], cache), max_tokens=300)
-    # a rerun is served from the cache: the first answer under its key, the retry under another
+    # a rerun is served from the cache: the invalid first answer is not final, so the rerun starts at
+    # the retry's sample, whose parsed answer is a hit
     again, reqs = run_one(mock_client(["never asked"], cache), max_tokens=300)
-    assert reqs == [] and again.parsed.status == S.OK and again.trace == first.trace
+    assert reqs == [] and again.parsed.status == S.OK and again.completion == first.completion
+    assert again.trace == [{"step": "generate", "cache_key": first.trace[1]["cache_key"], "parse_status": S.OK,
+                            "sample_index": 1}]
+
+
+# --------------------------------------------------------------------------- no poisoned cache entries
+
+
+def deterministic_client(cache: LLMCache, good_from: int, bad: str = "{}") -> LLMClient:
+    """A mock model that answers ``bad`` for every sample index below ``good_from``, else FULL_TEXT."""
+    from anachron.llm.providers.mock import MockProvider
+
+    spec = ModelSpec(name="scripted", model="mock/scripted", knowledge_cutoff="2024-06-30")
+    provider = MockProvider(spec, answers=lambda req: bad if req.sample_index < good_from else FULL_TEXT)
+    return LLMClient(spec, cache, CallLog(), provider=provider)
+
+
+@pytest.mark.parametrize("bad", ["no JSON here", "", MID_STRING, "{}", DUPLICATE_TOP])
+def test_an_unparsed_answer_is_not_cached_and_a_rerun_asks_a_fresh_sample(tmp_path, bad):
+    cache = LLMCache(tmp_path / "cache")
+    res, reqs = run_one(deterministic_client(cache, good_from=2, bad=bad), max_tokens=300)
+    assert res.parsed.status == parse(bad).status and res.parsed.status not in EVIDENCE_USABLE
+    asked = [r.sample_index for r in reqs]  # 0, plus 1 when the status is retried as a new sample
+    # the rerun is not served the garbage: it asks again, past every sample already rejected
+    client = deterministic_client(cache, good_from=2, bad=bad)
+    again, reqs = run_one(client, max_tokens=300)
+    assert reqs and reqs[0].sample_index == max(asked) + 1
+    assert client.call_log.records[0]["cache_hit"] is False
+    if max(asked) + 1 >= 2:
+        assert again.parsed.status == S.OK and again.trace[0]["sample_index"] == 2
+    else:  # the rerun's sample 1 was bad too: the next rerun moves on to sample 2
+        again, reqs = run_one(deterministic_client(cache, good_from=2, bad=bad), max_tokens=300)
+        assert reqs[0].sample_index == 2 and again.parsed.status == S.OK
+    # once parsed, the answer is final: a rerun makes no call
+    final, reqs = run_one(deterministic_client(cache, good_from=99), max_tokens=300)
+    assert reqs == [] and final.parsed.status == S.OK and final.completion == FULL_TEXT
+
+
+def test_parsed_and_invalid_prediction_answers_are_served_from_the_cache(tmp_path):
+    for answer in (FULL_TEXT, TRAILING_COMMA, json.dumps({**FULL, "prediction": ["QTRX"]})):
+        cache = LLMCache(tmp_path / str(len(answer)))
+        first, _ = run_one(mock_client([answer], cache), max_tokens=300)
+        assert first.parsed.status in EVIDENCE_USABLE
+        again, reqs = run_one(mock_client(["never asked"], cache), max_tokens=300)
+        assert reqs == [] and again.completion == answer and again.trace == first.trace
+
+
+def test_an_old_unflagged_garbage_entry_is_not_served(tmp_path):
+    """An entry cached before answers were judged (no ``final`` field) is still asked again."""
+    cache = LLMCache(tmp_path / "cache")
+    req = generation_request(StockTask(), row(), {"max_tokens": 300}, 5)
+    old = deterministic_client(cache, good_from=1, bad="no JSON")
+    [res] = old.complete_many([req], progress=False)  # no accept: stored as final, as before
+    assert "final" not in cache.get(res.cache_key)
+    again, reqs = run_one(deterministic_client(cache, good_from=1, bad="no JSON"), max_tokens=300)
+    assert [r.sample_index for r in reqs] == [0] and again.parsed.status == S.NOT_JSON
+    assert cache.get(res.cache_key)["final"] is False  # now marked: the next rerun moves on
+    final, reqs = run_one(deterministic_client(cache, good_from=1, bad="no JSON"), max_tokens=300)
+    assert [r.sample_index for r in reqs] == [1] and final.parsed.status == S.OK
+
+
+def test_client_accept_predicate_keeps_rejected_answers_out_of_the_hits(tmp_path):
+    cache = LLMCache(tmp_path / "cache")
+    client = deterministic_client(cache, good_from=0)
+    req = ChatRequest(messages=[{"role": "user", "content": "hi"}])
+    [res] = client.complete_many([req], progress=False, accept=[lambda r: False])
+    assert res.error is None and res.text == FULL_TEXT and cache.get(res.cache_key)["final"] is False
+    [res2] = client.complete_many([req], progress=False, accept=[None])
+    assert res2.cache_hit is False and "final" not in cache.get(res.cache_key)  # asked again, now final
+    [res3] = client.complete_many([req], progress=False)
+    assert res3.cache_hit is True
+    assert [r["cache_hit"] for r in client.call_log.records] == [False, False, True]  # every call logged
+    assert client.fresh_sample(req) is req
+    with pytest.raises(ValueError, match="predicates"):
+        client.complete_many([req], progress=False, accept=[])
 
 
 def test_retry_request_caps_the_token_limit():

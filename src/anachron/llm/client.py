@@ -2,7 +2,9 @@
 
 ``LLMClient.complete`` looks the request up in the :class:`~anachron.llm.cache.LLMCache`,
 calls the provider on a miss, stores successful results and appends one record per
-call to a :class:`CallLog`. ``complete_many`` runs a batch concurrently (bounded by
+call to a :class:`CallLog`. A caller that can judge an answer (e.g. parse it) passes an
+``accept`` predicate: an answer it rejects is stored marked ``"final": false`` (recorded, never
+served as a hit), and :meth:`LLMClient.fresh_sample` moves a later request past such samples. ``complete_many`` runs a batch concurrently (bounded by
 ``ModelSpec.concurrency``), keeps the input order and shows a tqdm bar on stderr.
 """
 
@@ -15,7 +17,7 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
 from tqdm import tqdm
@@ -117,7 +119,8 @@ class LLMClient:
         call_log: receives one record per call.
         provider: backend to use; default :func:`~anachron.llm.providers.make_provider` ``(spec)``.
 
-    Only successful results (``error is None``) are cached. A cache hit returns the
+    Only successful results (``error is None``) are cached, and with an ``accept`` predicate
+    (see :meth:`complete`) only accepted ones as final. A cache hit returns the
     stored text, token counts and finish reason with ``cache_hit=True`` and the lookup
     time as ``latency_s``. Identical requests in flight at the same time share one
     provider call (the followers are logged as hits).
@@ -199,8 +202,34 @@ class LLMClient:
             cache_key=key,
         )
 
-    async def complete(self, request: ChatRequest) -> ChatResult:
+    def fresh_sample(self, request: ChatRequest) -> ChatRequest:
+        """``request`` at the first sample index (from its own up) whose cache entry is not a rejected
+        answer (one stored with ``"final": false`` by :meth:`complete`), so that asking again after a
+        rejected answer gets a new key and seed instead of the same answer from a deterministic server.
+
+        Returns ``request`` itself when its own entry is absent or final, or without a cache.
+        """
+        if self.cache is None:
+            return request
+        index = request.sample_index
+        while True:
+            record = self.cache.get(self.key_for(request.model_copy(update={"sample_index": index})))
+            if record is None or record.get("final", True) is not False:
+                break
+            index += 1
+        return request if index == request.sample_index else request.model_copy(update={"sample_index": index})
+
+    async def complete(
+        self, request: ChatRequest, *, accept: Callable[[ChatResult], bool] | None = None
+    ) -> ChatResult:
         """Run one request: cache lookup, else provider call (bounded by ``spec.concurrency``), then store.
+
+        Args:
+            request: the call.
+            accept: judges an answer (``error is None``): a cached entry it rejects is a miss, and a
+                new answer it rejects is stored with ``"final": false`` (durable and visible to
+                :meth:`fresh_sample`, never served as a hit) instead of as a final entry. ``None``
+                accepts every answer. Entries stored ``"final": false`` are misses either way.
 
         Returns a :class:`ChatResult` with ``cache_key`` set; failures come back as
         ``error`` (never raised), except ``ConfigError`` and ``ValueError`` for an unknown
@@ -212,10 +241,11 @@ class LLMClient:
         sem, inflight = self._state()
 
         record = self.cache.get(key) if self.cache is not None else None
-        if record is not None:
+        if record is not None and record.get("final", True) is not False:
             result = self._hit(record, key, t0)
-            self.call_log.record(self.spec, request, result, started_at)
-            return result
+            if accept is None or accept(result):
+                self.call_log.record(self.spec, request, result, started_at)
+                return result
 
         leader = inflight.get(key)
         if leader is not None:  # an identical request is running: share its result
@@ -238,6 +268,7 @@ class LLMClient:
                     result = ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
             result = result.model_copy(update={"cache_key": key, "cache_hit": False})
             if result.error is None and self.cache is not None:
+                final = accept is None or accept(result)
                 self.cache.put(
                     key,
                     {
@@ -257,6 +288,7 @@ class LLMClient:
                             "response_schema": request.response_schema,
                             "sample_index": request.sample_index,
                         },
+                        **({} if final else {"final": False}),
                     },
                 )
             fut.set_result(result)
@@ -271,36 +303,52 @@ class LLMClient:
         return result
 
     async def complete_many_async(
-        self, requests: Sequence[ChatRequest], *, desc: str | None = None, progress: bool = True
+        self,
+        requests: Sequence[ChatRequest],
+        *,
+        desc: str | None = None,
+        progress: bool = True,
+        accept: Sequence[Callable[[ChatResult], bool] | None] | None = None,
     ) -> list[ChatResult]:
         """Async form of :meth:`complete_many` (for callers already inside an event loop)."""
+        judges = list(accept) if accept is not None else [None] * len(requests)
+        if len(judges) != len(requests):
+            raise ValueError(f"accept has {len(judges)} predicates for {len(requests)} requests")
         bar = tqdm(total=len(requests), desc=desc or self.spec.name, file=sys.stderr, disable=not progress,
                    mininterval=1.0, unit="call")
 
-        async def one(req: ChatRequest) -> ChatResult:
-            res = await self.complete(req)
+        async def one(req: ChatRequest, judge: Callable[[ChatResult], bool] | None) -> ChatResult:
+            res = await self.complete(req, accept=judge)
             bar.update(1)
             return res
 
         try:
-            return list(await asyncio.gather(*(one(r) for r in requests)))
+            return list(await asyncio.gather(*(one(r, j) for r, j in zip(requests, judges))))
         finally:
             bar.close()
 
     def complete_many(
-        self, requests: Iterable[ChatRequest], *, desc: str | None = None, progress: bool = True
+        self,
+        requests: Iterable[ChatRequest],
+        *,
+        desc: str | None = None,
+        progress: bool = True,
+        accept: Sequence[Callable[[ChatResult], bool] | None] | None = None,
     ) -> list[ChatResult]:
         """Run ``requests`` concurrently (at most ``spec.concurrency`` provider calls at once).
 
         Returns one :class:`ChatResult` per request, in input order. Shows a tqdm bar on
         stderr (label ``desc``, default the model name) unless ``progress`` is False.
+        ``accept``: one predicate (or ``None``) per request, passed to :meth:`complete`.
         Synchronous: runs its own event loop (in a helper thread if one is already running).
+
+        Raises ``ValueError`` when ``accept`` and ``requests`` differ in length.
         """
         reqs = list(requests)
 
         async def run() -> list[ChatResult]:
             try:
-                return await self.complete_many_async(reqs, desc=desc, progress=progress)
+                return await self.complete_many_async(reqs, desc=desc, progress=progress, accept=accept)
             finally:  # this loop ends here: release the provider's loop-bound connections
                 aclose = getattr(self.provider, "aclose", None)
                 if aclose is not None:

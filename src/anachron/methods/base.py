@@ -17,7 +17,15 @@ which asks once more for an answer whose parse status is in
 
 The retry's answer is final, whatever its status (no loop); only when the retry call itself
 fails (``ChatResult.error``) is the first answer kept. Answers that parse are never asked again,
-so their requests, cache keys and outputs are what they were without retries. The output row
+so their requests, cache keys and outputs are what they were without retries.
+
+Across runs (issue 13, "no poisoned calls"): an answer is cached as final only when its parse
+status is in :data:`~anachron.store.schema.EVIDENCE_USABLE` (``invalid_prediction`` included: its
+evidence and reasoning are scored and it is not retried within a run either). Any other answer
+(``truncated``, ``invalid``, ``duplicate_keys``, ``not_json``, ``empty``) is stored marked not final:
+the run uses it, a re-run asks again, and :meth:`~anachron.llm.client.LLMClient.fresh_sample` moves
+that request past the sample indices whose answers were rejected, so a deterministic server is
+asked for a new sample (new key and seed) rather than the same answer. The output row
 layout (:data:`~anachron.store.schema.RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
 holds.
 """
@@ -26,13 +34,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 
 from anachron.llm.structured import ParsedOutput, output_schema, parse_output
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
-from anachron.store.schema import RETRIED, ParseStatus
+from anachron.store.schema import EVIDENCE_USABLE, RETRIED, ParseStatus
 from anachron.tasks.base import Task
 
 if TYPE_CHECKING:
@@ -97,6 +105,12 @@ def parse_result(task: Task, row: pd.Series, result: ChatResult) -> ParsedOutput
     )
 
 
+def parses(task: Task, row: pd.Series) -> Callable[[ChatResult], bool]:
+    """The cache's ``accept`` predicate for answers to ``row``: True when the answer's parse status is
+    in :data:`~anachron.store.schema.EVIDENCE_USABLE` (only such answers are cached as final)."""
+    return lambda result: parse_result(task, row, result).status in EVIDENCE_USABLE
+
+
 #: The largest ``max_tokens`` a retry of a truncated answer asks for (a local model: also at most ``n_ctx``).
 RETRY_MAX_TOKENS = 8192
 
@@ -140,6 +154,8 @@ class Completed:
         result: the final completion (the retry's when there was one whose call succeeded).
         parsed: its parse.
         first_key, first_status: cache key and parse status of the first answer.
+        first_sample: sample index of the first answer (above the request's own when earlier runs'
+            answers at lower indices were rejected; see :meth:`LLMClient.fresh_sample`).
         retry: a trace step describing the retry (``step`` ``retry``, ``of`` the step retried,
             ``reason``, the new ``max_tokens`` or ``sample_index``, its ``cache_key``,
             ``parse_status`` and ``llm_error``); None without one.
@@ -150,6 +166,7 @@ class Completed:
     first_key: str
     first_status: str
     retry: dict[str, Any] | None = None
+    first_sample: int = 0
 
     @property
     def n_calls(self) -> int:
@@ -158,8 +175,10 @@ class Completed:
 
     def steps(self, step: str, **extra: Any) -> list[dict[str, Any]]:
         """Its trace steps: ``{"step": step, "cache_key", "parse_status", **extra}`` of the first
-        answer, then the retry step when there was one."""
+        answer (plus ``sample_index`` when it is not 0), then the retry step when there was one."""
         first = {"step": step, "cache_key": self.first_key, "parse_status": self.first_status, **extra}
+        if self.first_sample:
+            first["sample_index"] = self.first_sample
         return [first] if self.retry is None else [first, self.retry]
 
 
@@ -171,7 +190,8 @@ def complete_and_parse(
     *,
     desc: str,
 ) -> list[Completed]:
-    """Run ``requests``, parse each answer, and ask once more where :func:`retry_request` says so.
+    """Run ``requests``, parse each answer, and ask once more where :func:`retry_request` says so;
+    only answers that parse are cached as final (module docstring).
 
     Args:
         task: the task (its prediction validator is used by the parser).
@@ -183,22 +203,32 @@ def complete_and_parse(
     Returns:
         One :class:`Completed` per request, in order. Never raises on model output.
     """
-    results = client.complete_many(requests, desc=desc)
+    requests = [client.fresh_sample(r) for r in requests]
+    results = client.complete_many(requests, desc=desc, accept=[parses(task, row) for row in rows])
     done = []
-    for row, res in zip(rows, results):
+    for row, req, res in zip(rows, requests, results):
         parsed = parse_result(task, row, res)
-        done.append(Completed(res, parsed, res.cache_key, parsed.status))
-    retries = [(i, retry_request(requests[i], c.parsed.status, c.result, client.spec)) for i, c in enumerate(done)]
-    retries = [(i, r) for i, r in retries if r is not None]
+        done.append(Completed(res, parsed, res.cache_key, parsed.status, first_sample=req.sample_index))
+    retries = []
+    for i, c in enumerate(done):
+        retry = retry_request(requests[i], c.parsed.status, c.result, client.spec)
+        if retry is not None:
+            req = client.fresh_sample(retry[0])
+            moved = req.sample_index != requests[i].sample_index
+            fields = {**retry[1], "sample_index": req.sample_index} if moved else retry[1]
+            retries.append((i, (req, fields)))
     if not retries:
         return done
-    second = client.complete_many([r[0] for _, r in retries], desc=f"{desc} retry")
+    second = client.complete_many(
+        [r[0] for _, r in retries], desc=f"{desc} retry", accept=[parses(task, rows[i]) for i, _ in retries]
+    )
     for (i, (_, fields)), res in zip(retries, second):
         first = done[i]
         parsed = parse_result(task, rows[i], res) if res.ok else first.parsed
         step = {"step": "retry", "of": requests[i].tag.get("step"), **fields, "cache_key": res.cache_key,
                 "parse_status": parsed.status if res.ok else None, "llm_error": res.error}
-        done[i] = Completed(res if res.ok else first.result, parsed, first.first_key, first.first_status, step)
+        done[i] = Completed(res if res.ok else first.result, parsed, first.first_key, first.first_status, step,
+                            first.first_sample)
     return done
 
 

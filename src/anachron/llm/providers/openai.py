@@ -6,6 +6,7 @@ own retry loop and structured-output fallback. ``openai`` is imported only when 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
@@ -31,7 +32,8 @@ class OpenAICompatProvider(BaseProvider):
     Base URL and API key come from the environment variables named by
     ``spec.base_url_env`` / ``spec.api_key_env`` (read when the provider is created).
 
-    Retries: 429, 408/409, 5xx, timeouts and connection errors are retried up to
+    Retries: 429, 408/409, 5xx, timeouts, connection errors and malformed 200 responses (a body
+    that is not JSON, e.g. cut off mid-way, or JSON without ``choices[0].message``) are retried up to
     ``spec.max_retries`` times with exponential backoff (``retry_base_delay_s * 2**n``,
     capped at ``retry_max_delay_s``, with jitter) or the server's ``Retry-After`` when
     longer (at most 600 s). Other 4xx errors are not retried.
@@ -173,12 +175,20 @@ class OpenAICompatProvider(BaseProvider):
                 return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
             except openai.OpenAIError as exc:
                 return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+            except json.JSONDecodeError as exc:  # a 200 whose body was cut off or is not JSON
+                if await self.pause_before_retry(attempt, exc, "malformed response body"):
+                    attempt += 1
+                    continue
+                return ChatResult(error=f"malformed response: {error_text(exc)}", latency_s=time.perf_counter() - t0)
             latency = time.perf_counter() - t0
             try:
                 choice = resp.choices[0]
                 text = choice.message.content or ""
                 finish = choice.finish_reason
-            except (AttributeError, IndexError, TypeError) as exc:
+            except (AttributeError, IndexError, TypeError) as exc:  # JSON without choices[0].message
+                if await self.pause_before_retry(attempt, exc, "malformed response body"):
+                    attempt += 1
+                    continue
                 return ChatResult(error=f"malformed response: {error_text(exc)}", latency_s=latency)
             usage = getattr(resp, "usage", None)
             return ChatResult(
