@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -83,3 +84,19 @@ def manifest_entry(origin: str, sha256: str, rows: int, **extra: Any) -> dict[st
     ``extra`` holds source-specific fields (date range, excluded counts, ...).
     """
     return {"origin": origin, "sha256": sha256, "rows": int(rows), "fetched_at": utc_now(), **extra}
+
+
+def replace_dir(tmp: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> None:
+    """Move the finished directory ``tmp`` to ``out_dir``, replacing what is there.
+
+    Two renames on one file system: an older ``out_dir`` is first moved aside (so ``out_dir`` is
+    never a mix of old and new files), then removed. ``tmp`` must be on ``out_dir``'s file system.
+    """
+    tmp, out_dir = Path(tmp), Path(out_dir)
+    old: Path | None = None
+    if out_dir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old.", dir=out_dir.parent))
+        os.rename(out_dir, old / "previous")
+    os.rename(tmp, out_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

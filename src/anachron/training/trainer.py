@@ -27,6 +27,7 @@ import json
 import logging
 import math
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from anachron.io import replace_dir
 from anachron.store.schema import TRAINING_LOG_COLUMNS
 from anachron.training.rewards import CompletionScore, GroupResult, RewardConfig, batch_rewards, calibrate_targets, step_stats
 
@@ -512,20 +514,17 @@ def train_tempo(
 
 
 def _save_adapter(model: Any, path: Path) -> None:
-    """Save the PEFT adapter of ``model`` to ``path`` atomically (temp dir, then rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
+    """Save the PEFT adapter of ``model`` to ``path`` atomically (a temp dir beside it, then renamed)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     model.save_pretrained(str(tmp))
-    shutil.rmtree(path, ignore_errors=True)
-    tmp.rename(path)
+    replace_dir(tmp, path)
 
 
 def _copy_adapter(src: Path, dst: Path) -> None:
-    tmp = dst.with_name(dst.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(src, tmp)
-    shutil.rmtree(dst, ignore_errors=True)
-    tmp.rename(dst)
+    """Copy the adapter directory ``src`` to ``dst`` atomically."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
+    shutil.copytree(src, tmp, dirs_exist_ok=True)
+    replace_dir(tmp, dst)
 
 
 def write_summary(path: str | Path, summary: dict[str, Any]) -> None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import logging
-import os
 import shutil
 import tempfile
 import time
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from anachron.errors import ConfigError
-from anachron.io import sha256_file, utc_now, write_json
+from anachron.io import replace_dir, sha256_file, utc_now, write_json
 from anachron.training.extra import require_training_extra
 
 log = logging.getLogger(__name__)
@@ -68,21 +67,6 @@ def _read_manifest(model_dir: Path) -> dict[str, Any] | None:
         if not path.is_file() or path.stat().st_size != size:
             return None
     return manifest
-
-
-def _replace_dir(tmp: Path, out_dir: Path) -> None:
-    """Move the finished directory ``tmp`` to ``out_dir``, replacing an older export there.
-
-    Two renames on one file system: the old export is first moved aside (so ``out_dir`` is never
-    a mix of old and new files), then removed.
-    """
-    old: Path | None = None
-    if out_dir.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old.", dir=out_dir.parent))
-        os.rename(out_dir, old / "export")
-    os.rename(tmp, out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def export_base_model(gguf_path: Path, out_dir: Path) -> Path:
@@ -157,7 +141,7 @@ def export_base_model(gguf_path: Path, out_dir: Path) -> Path:
                 "files": files,
             },
         )
-        _replace_dir(tmp, out_dir)
+        replace_dir(tmp, out_dir)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
