@@ -156,7 +156,12 @@ class TestServer:
         host, port: where to listen; port 0 picks a free port.
 
     Use as ``with TestServer(...) as srv: ... srv.base_url ...``, or :meth:`start` / :meth:`stop`.
-    Serves many concurrent keep-alive connections (one daemon thread each).
+    Serves many concurrent keep-alive connections (one daemon thread each). ``latency_s``,
+    ``tokens_per_s``, ``faults`` and ``api_key`` are read per request, so a test may change them
+    while serving (e.g. slow calls, then fast ones).
+
+    Raises:
+        ValueError: a negative ``latency_s`` or a ``tokens_per_s`` that is not positive.
     """
 
     __test__ = False  # not a pytest test class
@@ -276,14 +281,9 @@ class TestServer:
         with self._lock:
             return list(self._models) or [DEFAULT_MODEL]
 
-    def wait(self, seconds: float) -> bool:
+    def _wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds``; True when the server was stopped meanwhile."""
         return self._stop.wait(seconds) if seconds > 0 else self._stop.is_set()
-
-    @property
-    def stopping(self) -> bool:
-        """True once :meth:`stop` began."""
-        return self._stop.is_set()
 
 
 def answer_request(body: dict[str, Any]) -> tuple[str, int]:
@@ -406,7 +406,7 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
                     text, finish = text[: max(1, len(text) // 2)], "length"
                 tokens = _words(text)
                 wait = server.latency_s + (tokens / server.tokens_per_s if server.tokens_per_s else 0.0)
-                if server.wait(wait):
+                if server._wait(wait):
                     return self._drop()
                 payload = json.dumps(self._completion(body, text, finish, prompt_tokens, tokens)).encode()
                 if fault == "malformed":
@@ -414,7 +414,7 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 if self._send(200, payload) and fault is None:
                     server._count("ok")
                 return
-            if server.wait(server.latency_s):
+            if server._wait(server.latency_s):
                 return self._drop()
             if fault == "reset":
                 return self._reset()
@@ -439,7 +439,7 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
         def _hang(self) -> None:
             """Wait, answering nothing, until the client closes its end or the server stops."""
             sock = self.connection
-            while not server.wait(_POLL_S):
+            while not server._wait(_POLL_S):
                 try:
                     readable, _, _ = select.select([sock], [], [], 0)
                     if readable and not sock.recv(1, socket.MSG_PEEK):
