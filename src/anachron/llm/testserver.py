@@ -9,10 +9,10 @@ Endpoints (under any path prefix; the usual base URL is ``http://127.0.0.1:<port
 
 * ``POST .../chat/completions`` (non-streaming): the answer is the mock provider's minimal
   instance of the request's JSON schema (:func:`anachron.llm.providers.mock.default_answer`;
-  ``"{}"`` without a ``response_format`` schema). It is a deterministic function of the request
-  (model, messages, schema, seed), never of ``max_tokens``, the attempt or the call order, so a
-  run against a faulty server ends with the same answers as a run against a clean one. Token
-  counts in ``usage`` are whitespace-separated words.
+  ``"{}"`` without a ``response_format`` schema). It depends on the request alone (in fact on its
+  schema), never on ``max_tokens``, the attempt or the call order, so a run against a faulty
+  server ends with the same answers as a run against a clean one. Token counts in ``usage`` are
+  whitespace-separated words.
 * ``GET .../models``: the model ids seen in chat requests so far (``test-model`` before any),
   which is what an endpoint probe calls.
 
