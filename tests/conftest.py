@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +74,20 @@ def write_fixture_snapshot(root: Path, seed: int = 7) -> Path:
 @pytest.fixture(scope="session")
 def fixture_snapshot(tmp_path_factory) -> Path:
     return write_fixture_snapshot(tmp_path_factory.mktemp("snapshots"))
+
+
+def write_workflow_snapshot(dest: Path, fixture_snapshot: Path) -> Path:
+    """A snapshot directory at ``dest`` for whole-workflow runs: the synthetic yahoo/ and sp500/ of
+    ``fixture_snapshot`` plus the source tests' hand-written fixtures (nba, nhl, oyez, scdb, courts,
+    forecastbench, edgar, news)."""
+    shutil.copytree(fixture_snapshot, dest)
+    fixtures = REPO / "tests" / "fixtures"
+    for name in ("nba", "nhl", "oyez", "scdb", "courts"):
+        shutil.copytree(fixtures / "snapshots" / name, dest / name)
+    for name in ("forecastbench", "edgar"):
+        shutil.copytree(fixtures / name, dest / name)
+    shutil.copytree(fixtures / "news" / "news", dest / "news")
+    return dest
 
 
 # -- a tiny random Llama as a GGUF (TEMPO training and adapter tests; never the real weights) --

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import logging
+import uuid
+
+import pytest
 
 from anachron.config import validate_config
+from anachron.llm.client import CallLog, LLMClient
+from anachron.llm.testserver import TestServer
+from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.logs import log_to, mask_secrets
 
 
@@ -29,6 +35,23 @@ def test_rule_logs_mask_secrets_and_quieten_http_loggers(tmp_path):
     assert "HTTP Request" not in text  # INFO of the HTTP client is dropped
     assert "retrying https://***@h.example/v1 (502)" in text and "api_key=***" in text
     assert logging.getLogger("httpx").level == logging.NOTSET  # restored after the rule
+
+
+def test_rule_logs_carry_no_request_url_of_the_openai_client(tmp_path, monkeypatch):
+    """Whatever HTTP library the installed openai client logs through, its request lines (full URLs,
+    credentials in a path included) stay out of a rule's log."""
+    pytest.importorskip("openai")
+    marker = "mu-" + uuid.uuid4().hex
+    path = tmp_path / "rule.log"
+    with TestServer() as srv, log_to(path):
+        monkeypatch.setenv("LOG_TEST_URL", f"http://127.0.0.1:{srv.port}/{marker}/v1")
+        monkeypatch.setenv("LOG_TEST_KEY", "unused")
+        spec = ModelSpec(name="m", model="openai/x", knowledge_cutoff="2024-01-01", base_url_env="LOG_TEST_URL",
+                         api_key_env="LOG_TEST_KEY")
+        [result] = LLMClient(spec, None, CallLog()).complete_many(
+            [ChatRequest(messages=[{"role": "user", "content": "hi"}])], progress=False)
+    assert result.ok and srv.stats()["ok"] == 1
+    assert marker not in path.read_text()
 
 
 def test_retry_delay_keys_are_config_keys():

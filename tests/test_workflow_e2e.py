@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from anachron.store.schema import EVIDENCE_USABLE
 
-from conftest import REPO
+from conftest import REPO, write_workflow_snapshot
 
 pytestmark = pytest.mark.slow
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -34,14 +33,7 @@ def workflow_run(fixture_snapshot, tmp_path_factory):
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     del llama_cpp
     work = tmp_path_factory.mktemp("workflow")
-    snapshot = work / "snapshot"
-    shutil.copytree(fixture_snapshot, snapshot)  # synthetic yahoo/ and sp500/
-    fixtures = REPO / "tests" / "fixtures"
-    for name in ("nba", "nhl", "oyez", "scdb", "courts"):  # the source tests' hand-written fixtures
-        shutil.copytree(fixtures / "snapshots" / name, snapshot / name)
-    for name in ("forecastbench", "edgar"):
-        shutil.copytree(fixtures / name, snapshot / name)
-    shutil.copytree(fixtures / "news" / "news", snapshot / "news")
+    write_workflow_snapshot(work / "snapshot", fixture_snapshot)
     first = _snakemake(work)
     assert first.returncode == 0, first.stderr[-4000:]
     return work

@@ -15,7 +15,8 @@ from anachron.errors import AnachronError
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 #: HTTP client loggers that log every request URL at INFO; quietened to WARNING in rule logs.
-NOISY_LOGGERS = ("httpx", "httpcore", "openai", "urllib3")
+#: ``httpx2``/``httpcore2``: the names of the HTTP library the pinned ``openai`` client uses.
+NOISY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "urllib3")
 
 _SECRET_PATTERNS = (
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(?::[^/\s@]*)?@"), r"\1***@"),  # user:password@ in a URL
