@@ -44,8 +44,8 @@ RUNS = [(t, m, mo) for m in METHODS for t in method_tasks(m) for mo in MODELS]
 
 
 # Shared endpoint limits (config key endpoints; docs/running.md#endpoints): one Snakemake global
-# resource per listed endpoint, unless --resources sets it (then the smaller value is the endpoint's
-# concurrency, also for run_method's rate share, which reads config["endpoints"]).
+# resource per listed endpoint, unless --resources sets it; then the smaller value is the endpoint's
+# concurrency (for the jobs' slots and run_method's rate share, which reads config["endpoints"]).
 for _env, _entry in config["endpoints"].items():
     _res = resource_name(_env)
     if _res in workflow.global_resources:
