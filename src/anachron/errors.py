@@ -13,3 +13,11 @@ class ConfigError(AnachronError):
 
     The message names the offending config key or environment variable.
     """
+
+
+class EndpointError(AnachronError):
+    """A model endpoint that does not answer, rejects the key, or failed too many calls of a run.
+
+    The message names the model, the environment variable holding the endpoint's base URL and the
+    URL's ``scheme://host:port`` (never credentials, path or query), and what to do next.
+    """

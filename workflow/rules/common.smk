@@ -1,10 +1,15 @@
 # Config validation (schema + defaults + cross-checks), readiness checks that must
-# pass before any job starts, wildcard constraints and input functions.
+# pass before any job starts, the endpoint probe and limits, wildcard constraints and
+# input functions.
+
+import sys
 
 from snakemake.exceptions import WorkflowError
 
-from anachron.config import check_ready, edgar_enabled, snapshot_dir, validate_config
-from anachron.errors import ConfigError
+from anachron.config import check_ready, edgar_enabled, model_spec, snapshot_dir, validate_config
+from anachron.errors import ConfigError, EndpointError
+from anachron.llm.endpoints import check_endpoints, endpoint_limits, job_slots, resource_name
+from anachron.methods.runner import failed_runs_summary, retry_param, retry_state_path
 from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
 from anachron.sources.registry import SOURCES, source_params
 from anachron.tasks.registry import get_task
@@ -36,6 +41,89 @@ def method_tasks(method):
 
 
 RUNS = [(t, m, mo) for m in METHODS for t in method_tasks(m) for mo in MODELS]
+
+
+# Shared endpoint limits (config key endpoints; docs/running.md#endpoints): one Snakemake global
+# resource per listed endpoint, unless --resources sets it; then the smaller value is the endpoint's
+# concurrency (for the jobs' slots and run_method's rate share, which reads config["endpoints"]).
+for _env, _entry in config["endpoints"].items():
+    _res = resource_name(_env)
+    if _res in workflow.global_resources:
+        _given = workflow.global_resources[_res].value
+        if isinstance(_given, int) and _given >= 1:
+            _entry["concurrency"] = min(_entry["concurrency"], _given)
+    else:
+        workflow.register_resource(_res, _entry["concurrency"])
+ENDPOINT_LIMITS = endpoint_limits(config["endpoints"])
+
+
+def job_model_specs(wildcards):
+    """ModelSpecs a run_method job calls: its model, and the supervisor of a supervised method."""
+    names = [wildcards.model]
+    if wildcards.method in SUPERVISED_METHODS and config["methods"].get(wildcards.method, {}).get("supervisor_model"):
+        names.append(config["methods"][wildcards.method]["supervisor_model"])
+    return [model_spec(config, n) for n in names]
+
+
+def _endpoint_slots(env):
+    return lambda wildcards: job_slots(job_model_specs(wildcards), ENDPOINT_LIMITS).get(env, 0)
+
+
+#: resources of run_method: resource name -> the job's slots of that endpoint (0 when it does not call it).
+ENDPOINT_RESOURCES = {resource_name(env): _endpoint_slots(env) for env in ENDPOINT_LIMITS}
+
+
+def method_threads(wildcards):
+    """Cores of a run_method job: a local/ model's n_threads (2 when unset); 1 for endpoint and mock
+    models, whose calls wait on the network, so that independent remote runs overlap."""
+    local = [s.n_threads or 2 for s in job_model_specs(wildcards) if s.provider == "local"]
+    return max(local, default=1)
+
+
+def method_retry(wildcards):
+    """The retry param of run_method (anachron.methods.runner.retry_param, from the run's retry state):
+    changes once after a run with failed calls, so the next snakemake run re-runs exactly those runs."""
+    return retry_param(retry_state_path(f"results/runs/{wildcards.task}/{wildcards.method}/{wildcards.model}.meta.json"))
+
+
+def job_models(job):
+    """Keys of the models a planned job calls: run_method its model and supervisor, shapley its
+    model, verify_claims and calibrate_verifier the verifier (verify.model, when set)."""
+    kind = job.rule.name
+    if kind == "run_method":
+        return [s.name for s in job_model_specs(job.wildcards)]
+    if kind == "shapley":
+        return [job.wildcards.model]
+    if kind in ("verify_claims", "calibrate_verifier") and config["verify"]["model"]:
+        return [config["verify"]["model"]]
+    return []
+
+
+onstart:
+    # after the DAG is built, before any job (not on -n, not when nothing is to be done): is every
+    # endpoint that the planned jobs call answering?
+    if config["probe_endpoints"]:
+        _names = dict.fromkeys(n for job in workflow.dag.needrun_jobs() for n in job_models(job))
+        try:
+            for _note in check_endpoints([model_spec(config, n) for n in _names]):
+                print(f"anachron: {_note}", file=sys.stderr)
+        except EndpointError as exc:
+            raise WorkflowError(f"anachron endpoint error:\n{exc}") from None
+
+
+def report_failed_runs():
+    """Print the runs of this config that finished with failed calls below run.max_failed_share."""
+    text = failed_runs_summary(run_outputs("runs", "meta.json"))
+    if text:
+        print(text, file=sys.stderr)
+
+
+onsuccess:
+    report_failed_runs()
+
+
+onerror:
+    report_failed_runs()
 
 
 def run_outputs(kind, suffix="parquet"):

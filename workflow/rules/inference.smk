@@ -1,5 +1,8 @@
 # Each method x model over each task's sampled instances. LLM calls are cached
 # (content-addressed) under config["cache_dir"], so a forced re-run repeats none.
+# A run whose calls failed (below run.max_failed_share) gets a new `retry` param, so the
+# next snakemake run re-runs it; endpoint jobs take 1 core and hold their endpoint's slots
+# (config key endpoints), so independent remote runs overlap (docs/running.md#endpoints).
 
 
 rule run_method:
@@ -18,7 +21,10 @@ rule run_method:
         sample=method_sample,
         seed=config["seed"],
         cache_dir=config["cache_dir"],
-    threads: 2
+        retry=method_retry,
+    threads: method_threads
+    resources:
+        **ENDPOINT_RESOURCES,
     conda:
         "../../environment.yml"
     log:

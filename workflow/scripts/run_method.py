@@ -3,8 +3,9 @@
 import pandas as pd
 
 from anachron.io import write_json, write_parquet
+from anachron.llm.endpoints import resource_name
 from anachron.logs import log_to
-from anachron.methods.runner import run_method
+from anachron.methods.runner import RETRY_STATE_KEYS, retry_state_path, run_method
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
@@ -12,6 +13,9 @@ with log_to(sm.log[0]) as log:
     retrieval = None
     if "index" in sm.input.keys():
         retrieval = {"index": sm.input.index, "entities": sm.input.entities, **dict(sm.params.retrieval)}
+    endpoints = dict(sm.config.get("endpoints") or {})
+    # the slots this job holds of each endpoint (its Snakemake resource; 0 = does not call it)
+    slots = {env: int(getattr(sm.resources, resource_name(env), 0) or 0) for env in endpoints}
     run, calls, tool_calls, meta = run_method(
         pd.read_parquet(sm.input.instances),
         task_name=sm.wildcards.task,
@@ -25,9 +29,15 @@ with log_to(sm.log[0]) as log:
         seed=sm.params.seed,
         retrieval=retrieval,
         adapter=sm.input.adapter if "adapter" in sm.input.keys() else None,
+        max_failed_share=sm.config["run"]["max_failed_share"],
+        retry_token=sm.params.retry,
+        endpoints=endpoints,
+        endpoint_slots={env: n for env, n in slots.items() if n > 0},
     )
     write_parquet(run, sm.output.run)
     write_parquet(calls, sm.output.calls)
     write_parquet(tool_calls, sm.output.tool_calls)
     write_json(sm.output.meta, meta)
+    # the retry state that the `retry` param reads next time (not an output: it survives a re-run)
+    write_json(retry_state_path(sm.output.meta), {k: meta[k] for k in RETRY_STATE_KEYS})
     log.info("wrote %s (%d rows)", sm.output.run, len(run))

@@ -25,7 +25,8 @@ from tqdm import tqdm
 from anachron.errors import AnachronError, ConfigError
 from anachron.io import sha256_file
 from anachron.llm.cache import LLMCache, cache_key
-from anachron.llm.providers import Provider, effective_params, error_text, make_provider
+from anachron.llm.providers import BaseProvider, Provider, effective_params, error_text, make_provider
+from anachron.llm.ratelimit import RateLimiter, rate_limiter_for
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.store.schema import CALL_LOG_COLUMNS
 
@@ -38,7 +39,7 @@ class CallLog:
     """Thread-safe collector of one record per LLM call (hits included).
 
     Record fields: see :data:`CALL_LOG_COLUMNS` (``latency_s`` in seconds, ``started_at``
-    ISO-8601 UTC) plus every key of the request's ``tag`` (``instance_id``, ``step``, ...)
+    ISO-8601 UTC, ``attempts`` the requests sent, 0 for a cache hit) plus every key of the request's ``tag`` (``instance_id``, ``step``, ...)
     as its own field; a tag key that clashes with a core field is stored as ``tag_<key>``.
     """
 
@@ -60,6 +61,7 @@ class CallLog:
             "completion_tokens": result.completion_tokens,
             "latency_s": result.latency_s,
             "cache_hit": result.cache_hit,
+            "attempts": result.attempts,
             "error": result.error,
             "finish_reason": result.finish_reason,
             "started_at": started_at,
@@ -118,6 +120,9 @@ class LLMClient:
         cache: where results live; ``None`` disables caching (every call hits the provider).
         call_log: receives one record per call.
         provider: backend to use; default :func:`~anachron.llm.providers.make_provider` ``(spec)``.
+        rate_limiter: spaces the provider's requests (first attempts here, retries through the
+            provider's ``throttle``); default: the limiter installed for ``spec``'s endpoint by
+            :func:`~anachron.llm.ratelimit.shared_rate_limits`, if any.
 
     Only successful results (``error is None``) are cached, and with an ``accept`` predicate
     (see :meth:`complete`) only accepted ones as final. A cache hit returns the
@@ -135,11 +140,15 @@ class LLMClient:
         call_log: CallLog,
         *,
         provider: Provider | None = None,
+        rate_limiter: RateLimiter | None = None,
     ) -> None:
         self.spec = spec
         self.cache = cache
         self.call_log = call_log
         self.provider = provider if provider is not None else make_provider(spec)
+        self.rate_limiter = rate_limiter if rate_limiter is not None else rate_limiter_for(spec)
+        if self.rate_limiter is not None and isinstance(self.provider, BaseProvider):
+            self.provider.throttle = self.rate_limiter.acquire
         self._loop_state: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore, dict[str, asyncio.Future]]] = {}
         self._state_lock = threading.Lock()
         self._adapter_digest: str | None = None
@@ -200,6 +209,7 @@ class LLMClient:
             finish_reason=record.get("finish_reason"),
             error=None,
             cache_key=key,
+            attempts=0,
         )
 
     def fresh_sample(self, request: ChatRequest) -> ChatRequest:
@@ -250,7 +260,7 @@ class LLMClient:
         leader = inflight.get(key)
         if leader is not None:  # an identical request is running: share its result
             shared: ChatResult = await asyncio.shield(leader)
-            result = shared.model_copy(update={"cache_hit": True, "latency_s": time.perf_counter() - t0})
+            result = shared.model_copy(update={"cache_hit": True, "latency_s": time.perf_counter() - t0, "attempts": 0})
             self.call_log.record(self.spec, request, result, started_at)
             return result
 
@@ -260,6 +270,8 @@ class LLMClient:
             params = effective_params(self.spec, request)
             call = request.model_copy(update={"params": params})
             async with sem:
+                if self.rate_limiter is not None:
+                    await self.rate_limiter.acquire()
                 try:
                     result = await self.provider.complete(call)
                 except AnachronError:

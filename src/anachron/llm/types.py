@@ -56,7 +56,8 @@ class ModelSpec(BaseModel):
         n_threads: CPU threads for the local model; ``None`` means ``os.cpu_count()``.
         concurrency: maximum number of provider calls in flight at once for this model.
         max_retries: retries after the first attempt on 429 / 5xx / timeouts / connection errors.
-        timeout_s: per-request timeout of the openai provider, in seconds.
+        timeout_s: per-request timeout of the openai provider, in seconds (default 60: a hung call
+            holds one of the ``concurrency`` slots until it times out, then is retried).
         retry_base_delay_s: first backoff delay, in seconds (doubles per retry, with jitter).
         retry_max_delay_s: cap on one computed backoff delay, in seconds.
         params: default decoding parameters (temperature, max_tokens, top_p, seed, ...);
@@ -82,7 +83,7 @@ class ModelSpec(BaseModel):
     n_threads: int | None = Field(default=None, gt=0)
     concurrency: int = Field(default=4, gt=0)
     max_retries: int = Field(default=5, ge=0)
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)
     retry_base_delay_s: float = Field(default=1.0, ge=0)
     retry_max_delay_s: float = Field(default=60.0, ge=0)
     params: dict[str, Any] = Field(default_factory=dict)
@@ -209,6 +210,9 @@ class ChatResult(BaseModel):
             failure after retries. Model-side failures never raise; they land here.
         cache_key: the request's content address (see :func:`anachron.llm.cache.cache_key`);
             "" when the result did not pass through :class:`~anachron.llm.client.LLMClient`.
+        attempts: requests sent to the provider for this call, retries included (1 for a call
+            answered at the first try; 0 for a cache hit and for a call refused without trying,
+            e.g. by the openai provider's circuit breaker).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -221,6 +225,7 @@ class ChatResult(BaseModel):
     finish_reason: str | None = None
     error: str | None = None
     cache_key: str = ""
+    attempts: int = Field(default=1, ge=0)
 
     @property
     def ok(self) -> bool:

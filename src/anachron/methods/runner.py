@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -15,13 +16,21 @@ from anachron import __version__
 from anachron.config import stable_hash
 from anachron.io import utc_now
 from anachron.llm.cache import LLMCache
+from anachron.errors import EndpointError
 from anachron.llm.client import CallLog, LLMClient
+from anachron.llm.endpoints import endpoint_env, endpoint_label, endpoint_limits, job_rate_per_minute, job_slots
+from anachron.llm.ratelimit import RateLimiter, shared_rate_limits
 from anachron.llm.types import ModelSpec
+from anachron.logs import mask_secrets
 from anachron.methods.registry import RETRIEVAL_METHODS, get_method
 from anachron.store.schema import PREDICTION_USABLE, RUN_COLUMNS, TOOL_CALL_COLUMNS
 from anachron.tasks.registry import get_task
 
 log = logging.getLogger(__name__)
+
+#: Default of config key ``run.max_failed_share``: the share of a run's uncached calls that may
+#: still fail after their retries before the run fails.
+DEFAULT_MAX_FAILED_SHARE = 0.02
 
 
 def sample_instances(instances: pd.DataFrame, splits: list[str], n: int | None, seed: int) -> pd.DataFrame:
@@ -71,13 +80,19 @@ def run_method(
     seed: int,
     retrieval: dict[str, Any] | None = None,
     adapter: str | None = None,
+    max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
+    retry_token: str = "",
+    endpoints: Mapping[str, Mapping[str, Any]] | None = None,
+    endpoint_slots: Mapping[str, int] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Run a method and return (run table, call log, tool-call log, run metadata).
 
     The run table has :data:`~anachron.store.schema.RUN_COLUMNS`; the call log one row
     per LLM call (cache hits included); the tool-call log one row per search call
     (:data:`~anachron.store.schema.TOOL_CALL_COLUMNS`; empty for methods that do not
-    search); the metadata is one ``runs`` row.
+    search); the metadata is one ``runs`` row, with the failure counts of
+    :func:`call_failures`, ``n_attempts`` (requests sent, retries included), ``endpoint`` (the
+    model's base-URL variable name for an ``openai/`` model, else None) and ``retry_token``.
 
     ``retrieval`` (for retrieval methods): ``{"index": dir, "entities": parquet,
     "backend": "bm25" | "live", "live": {...}}``.
@@ -85,6 +100,21 @@ def run_method(
     ``adapter`` (method ``tempo``): the trained adapter of the task (GGUF for a ``local/`` model),
     applied by :func:`anachron.methods.tempo.tempo_model_config`; ``method_config`` then may hold
     ``served_names`` (not passed to the method).
+
+    Failures (docs/running.md#endpoints): calls that still fail after their retries are counted,
+    not raised, up to ``max_failed_share`` of the uncached calls (config ``run.max_failed_share``).
+
+    Endpoint limits: ``endpoints`` is the config's ``endpoints`` block (base-URL variable ->
+    ``{concurrency, requests_per_minute}``); ``endpoint_slots`` the slots of each endpoint this job
+    holds (the Snakemake resource; default :func:`~anachron.llm.endpoints.job_slots`). The model's
+    and the supervisor's ``concurrency`` are capped at the job's slots, and their requests share
+    the job's part of the endpoint's rate (:func:`~anachron.llm.endpoints.job_rate_per_minute`).
+    ``retry_token`` is stored in the metadata as is (see :func:`retry_param`).
+
+    Raises:
+        EndpointError: more than ``max_failed_share`` of the uncached calls failed (the message
+            names the models, their endpoints, the counts and the first errors; completed calls
+            stay cached, so a re-run continues where this one stopped).
     """
     started = utc_now()
     task = get_task(task_name)
@@ -97,29 +127,46 @@ def run_method(
         if adapter is None:
             raise ValueError("method tempo needs the trained adapter (rule train_tempo)")
         model_config = tempo_model_config(model_name, model_config, adapter, task_name, served_names)
+    config_hash = stable_hash({"model": model_config, "method": method_config, "splits": splits, "sample": sample, "seed": seed})
     spec = ModelSpec(name=model_name, **model_config)
+    supervisor = method_config.get("supervisor_model")
+    sup_spec = ModelSpec(**supervisor) if supervisor else None
+    specs = [spec] + ([sup_spec] if sup_spec is not None else [])
+    limits = endpoint_limits(endpoints)
+    slots = dict(endpoint_slots) if endpoint_slots is not None else job_slots(specs, limits)
+    spec = _capped(spec, slots)
+    if sup_spec is not None:
+        method_config["supervisor_model"] = {**supervisor, "concurrency": _capped(sup_spec, slots).concurrency}
+    limiters = {}
+    for env, n in slots.items():
+        rate = job_rate_per_minute(limits[env], n) if env in limits and n > 0 else None
+        if rate is not None:
+            limiters[env] = RateLimiter(rate)
+            log.info("endpoint %s: %d slot(s), %.1f requests/minute for this job", env, n, rate)
     chosen = sample_instances(instances, splits, sample, seed)
     log.info("%s/%s/%s: %d instances (splits %s, sample %s)", task_name, method_name, model_name, len(chosen), splits, sample)
     call_log = CallLog()
-    client = LLMClient(spec, LLMCache(cache_dir), call_log)
-    extra: dict[str, Any] = {}
-    if method_name in RETRIEVAL_METHODS:
-        from anachron.retrieval.backends import open_search
+    with shared_rate_limits(limiters):
+        client = LLMClient(spec, LLMCache(cache_dir), call_log)
+        extra: dict[str, Any] = {}
+        if method_name in RETRIEVAL_METHODS:
+            from anachron.retrieval.backends import open_search
 
-        extra = open_search(retrieval or {})
-    out = method(chosen, task, client, params=dict(spec.params), **method_config, **extra)
+            extra = open_search(retrieval or {})
+        out = method(chosen, task, client, params=dict(spec.params), **method_config, **extra)
     results, tool_calls = out if isinstance(out, tuple) else (out, pd.DataFrame(columns=TOOL_CALL_COLUMNS))
     rows = [res.to_row(row, task=task_name, method=method_name, model=model_name) for res, (_, row) in zip(results, chosen.iterrows())]
     run = pd.DataFrame(rows, columns=RUN_COLUMNS)
     calls = call_log.frame(task=task_name, method=method_name, model_key=model_name)
     n_hits = int(calls["cache_hit"].sum()) if len(calls) else 0
+    failures = call_failures(calls)
     meta = {
         "task": task_name,
         "method": method_name,
         "model": model_name,
         "model_id": spec.model,
         "knowledge_cutoff": spec.knowledge_cutoff,
-        "config_hash": stable_hash({"model": model_config, "method": method_config, "splits": splits, "sample": sample, "seed": seed}),
+        "config_hash": config_hash,
         "code_version": code_version(),
         "started_at": started,
         "finished_at": utc_now(),
@@ -127,8 +174,155 @@ def run_method(
         "n_llm_calls": len(calls),
         "n_cache_hits": n_hits,
         "n_uncached_calls": len(calls) - n_hits,
+        "n_attempts": int(calls["attempts"].sum()) if len(calls) else 0,
         "parse_ok": int(run["parse_status"].isin(PREDICTION_USABLE).sum()),
         "n_tool_calls": len(tool_calls),
+        "endpoint": endpoint_env(spec),
+        "retry_token": retry_token,
+        **{k: v for k, v in failures.items() if k != "errors"},
+        "first_error": failures["errors"][0] if failures["errors"] else None,
     }
-    log.info("calls: %d (cache hits %d, uncached %d)", len(calls), n_hits, len(calls) - n_hits)
+    log.info(
+        "calls: %d (cache hits %d, uncached %d, failed %d, attempts %d)",
+        len(calls), n_hits, len(calls) - n_hits, failures["n_failed_calls"], meta["n_attempts"],
+    )
+    if failures["failed_share"] > max_failed_share:
+        raise EndpointError(failure_message(meta, failures, {s.name: s for s in specs}, calls, max_failed_share))
+    if failures["n_failed_calls"]:
+        log.warning("%d call(s) failed after retries (%s); the next `snakemake` run retries them",
+                    failures["n_failed_calls"], failures["errors"][0])
     return run, calls, tool_calls, meta
+
+
+def _capped(spec: ModelSpec, slots: Mapping[str, int]) -> ModelSpec:
+    """``spec`` with its ``concurrency`` capped at the job's slots of its endpoint (unchanged without)."""
+    env = endpoint_env(spec)
+    if env is None or env not in slots or slots[env] < 1 or spec.concurrency <= slots[env]:
+        return spec
+    return spec.model_copy(update={"concurrency": int(slots[env])})
+
+
+#: Errors quoted in a failure message at most, and characters of each.
+_ERRORS_SHOWN, _ERROR_CHARS = 3, 300
+
+
+def _failed_rows(calls: pd.DataFrame) -> pd.DataFrame:
+    if not len(calls):
+        return calls
+    return calls[calls["error"].notna() & ~calls["cache_hit"].astype(bool)]
+
+
+def call_failures(calls: pd.DataFrame) -> dict[str, Any]:
+    """Failure counts of a call log (:class:`~anachron.llm.client.CallLog` frame).
+
+    Returns a dict: ``n_failed_calls`` (provider calls whose final result, after retries, has an
+    error), ``n_failed_instances`` (distinct ``instance_id`` tags among them), ``failed_share``
+    (failed / uncached calls; 0.0 without uncached calls) and ``errors`` (the distinct error texts in
+    call order, at most three, each cut at 300 characters, credentials masked).
+    """
+    failed = _failed_rows(calls)
+    uncached = int((~calls["cache_hit"].astype(bool)).sum()) if len(calls) else 0
+    instances = failed["instance_id"].dropna().nunique() if "instance_id" in failed.columns else 0
+    errors = [mask_secrets(e[:_ERROR_CHARS]) for e in dict.fromkeys(failed["error"].astype(str))][:_ERRORS_SHOWN] if len(failed) else []
+    return {
+        "n_failed_calls": len(failed),
+        "n_failed_instances": int(instances),
+        "failed_share": len(failed) / uncached if uncached else 0.0,
+        "errors": errors,
+    }
+
+
+def failure_message(
+    meta: Mapping[str, Any],
+    failures: Mapping[str, Any],
+    specs: Mapping[str, ModelSpec],
+    calls: pd.DataFrame,
+    max_failed_share: float,
+) -> str:
+    """The message of a run whose failed share exceeds ``max_failed_share``: the run, the counts,
+    per failing model its id and endpoint (variable and ``scheme://host:port``), the first errors, and
+    that a re-run continues from the cache."""
+    run = f"{meta['task']}/{meta['method']}/{meta['model']}"
+    lines = [
+        f"run {run}: {failures['n_failed_calls']} of {meta['n_uncached_calls']} uncached LLM calls failed after retries "
+        f"({failures['failed_share']:.1%}, above run.max_failed_share {max_failed_share:.1%}); "
+        f"{failures['n_failed_instances']} instance(s) affected."
+    ]
+    for name, n in _failed_rows(calls)["model_name"].value_counts(sort=False).items():
+        spec = specs.get(str(name))
+        where = (endpoint_label(spec) if spec is not None else None) or "no endpoint (runs in-process)"
+        model_id = spec.model if spec is not None else "?"
+        lines.append(f"  model '{name}' ({model_id}), endpoint {where}: {n} failed call(s)")
+    lines.append("  first errors:")
+    lines.extend(f"    - {e}" for e in failures["errors"])
+    lines.append(
+        "Completed calls are cached: once the endpoint answers again, re-running `snakemake` continues from the "
+        "cache and sends only the calls that are missing."
+    )
+    return "\n".join(lines)
+
+
+#: Keys of a run's metadata that :func:`retry_param` reads (the run's retry state).
+RETRY_STATE_KEYS = ("n_failed_calls", "finished_at", "retry_token")
+
+
+def retry_state_path(meta_path: str | os.PathLike[str]) -> Path:
+    """Where the retry state of the run with metadata ``meta_path`` lives: ``<run>.retry.json`` next
+    to ``<run>.meta.json``. It is no Snakemake output, so it outlives the removal of the outputs when
+    the job re-runs (a re-run job is re-planned in a fresh process after its outputs are gone, and
+    must still see the state that triggered it)."""
+    path = Path(meta_path)
+    name = path.name[: -len(".meta.json")] if path.name.endswith(".meta.json") else path.stem
+    return path.with_name(name + ".retry.json")
+
+
+def retry_param(state_path: str | os.PathLike[str]) -> str:
+    """The ``retry`` param of rule run_method, from the run's retry state (docs/running.md#endpoints):
+    a JSON file with :data:`RETRY_STATE_KEYS` (the run's metadata, or its copy at
+    :func:`retry_state_path`).
+
+    ``""`` without a readable file; ``"retry:<finished_at>"`` when the last run had failed calls;
+    else the ``retry_token`` that run was given (``""`` when absent). Snakemake re-runs a job whose
+    params changed, so the next ``snakemake`` run retries exactly the runs with failed calls, once:
+    the re-run stores the token it got, and without failures the value stays the same, so nothing
+    re-runs a third time.
+    """
+    path = Path(state_path)
+    if not path.is_file():
+        return ""
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(state, dict):
+        return ""
+    if state.get("n_failed_calls"):
+        return f"retry:{state.get('finished_at', '')}"
+    return str(state.get("retry_token") or "")
+
+
+def failed_runs_summary(meta_paths: Iterable[str | os.PathLike[str]]) -> str | None:
+    """One block for the terminal listing the runs (existing metadata files among ``meta_paths``)
+    that finished with failed calls below the threshold, or None when there are none."""
+    rows = []
+    for p in meta_paths:
+        path = Path(p)
+        if not path.is_file():
+            continue
+        try:
+            meta = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if meta.get("n_failed_calls"):
+            rows.append(meta)
+    if not rows:
+        return None
+    lines = [f"anachron: {len(rows)} run(s) finished with LLM calls that failed after retries (their instances have no answer):"]
+    for m in rows:
+        where = f", endpoint {m['endpoint']}" if m.get("endpoint") else ""
+        lines.append(
+            f"  {m['task']}/{m['method']}/{m['model']}: {m['n_failed_calls']} of {m.get('n_uncached_calls', '?')} uncached "
+            f"calls, {m.get('n_failed_instances', '?')} instance(s){where}; first error: {m.get('first_error')}"
+        )
+    lines.append("The next `snakemake` run re-runs exactly these runs (completed calls come from the cache).")
+    return "\n".join(lines)

@@ -91,6 +91,11 @@ class BaseProvider:
         spec: the model; its provider must be :attr:`prefix`.
         sleep: the coroutine that waits between retries (tests pass a recorder).
 
+    Attributes:
+        throttle: ``None``, or a coroutine function awaited before each retry (after the backoff):
+            :class:`~anachron.llm.client.LLMClient` sets it to its rate limiter's ``acquire``, so
+            that retries count against the endpoint's request rate like first attempts do.
+
     Raises:
         ConfigError: when ``spec`` belongs to another provider.
     """
@@ -105,6 +110,7 @@ class BaseProvider:
             )
         self.spec = spec
         self._sleep = sleep
+        self.throttle: Callable[[], Awaitable[None]] | None = None
 
     @classmethod
     def readiness_problems(cls, spec: ModelSpec) -> list[str]:
@@ -144,10 +150,13 @@ class BaseProvider:
     async def pause_before_retry(self, attempt: int, exc: BaseException, what: str) -> bool:
         """Wait :meth:`backoff_s` before retry ``attempt + 1`` and return True, or return False
         (without waiting) when the ``spec.max_retries`` retries are used up. ``what`` names the
-        failure in the log line (``"HTTP 429"``, ``"APITimeoutError"``)."""
+        failure in the log line (``"HTTP 429"``, ``"APITimeoutError"``). With a :attr:`throttle`,
+        waits for it too after the backoff."""
         if attempt >= self.spec.max_retries:
             return False
         delay = self.backoff_s(attempt, exc)
         log.info("model '%s': %s, retry %d in %.2fs", self.spec.name, what, attempt + 1, delay)
         await self._sleep(delay)
+        if self.throttle is not None:
+            await self.throttle()
         return True

@@ -485,11 +485,11 @@ class MockProvider(BaseProvider):
                 if failure.retryable and await self.pause_before_retry(attempt, failure, type(failure).__name__):
                     attempt += 1
                     continue
-                return ChatResult(error=error_text(failure), latency_s=time.perf_counter() - t0)
+                return ChatResult(error=error_text(failure), latency_s=time.perf_counter() - t0, attempts=attempt + 1)
         finally:
             self._in_flight -= 1
         if isinstance(answer, ChatResult):
-            return answer
+            return answer.model_copy(update={"attempts": attempt + 1})
         prompt = sum(_words(str(m.get("content", ""))) for m in request.messages)
         return ChatResult(
             text=answer,
@@ -497,4 +497,5 @@ class MockProvider(BaseProvider):
             completion_tokens=_words(answer),
             latency_s=time.perf_counter() - t0,
             finish_reason="stop",
+            attempts=attempt + 1,
         )

@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Awaitable, Callable
 
+from anachron.llm.endpoints import endpoint_label
 from anachron.llm.providers.base import BaseProvider, effective_params, error_text, sample_seed
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 
@@ -24,6 +25,53 @@ _OPENAI_RENAME = {"repeat_penalty": "repetition_penalty"}  # vLLM's name for it
 
 #: Substrings of a 400/422 body that mean "this endpoint does not do that response_format".
 _FORMAT_ERROR_HINTS = ("response_format", "json_schema", "json schema", "structured", "guided", "grammar", "json_object")
+
+
+class CircuitBreaker:
+    """Stops a job from calling an endpoint that has stopped answering.
+
+    After ``threshold`` consecutive calls whose last attempt failed with no answer (connection
+    error, timeout) or a 5xx, the breaker opens and stays open for the life of the provider (one
+    ``run_method`` job): later calls and retries in progress end at once with :attr:`message`, so
+    an endpoint that dies mid-run costs one call's retries, not every call's. A call that got any
+    other answer (success, 4xx, a malformed body) resets the count.
+
+    Args:
+        threshold: consecutive failed calls that open the breaker (>= 1).
+        endpoint: how messages name the endpoint (``"ENV (scheme://host:port)"``).
+    """
+
+    def __init__(self, threshold: int, endpoint: str) -> None:
+        self.threshold = max(1, int(threshold))
+        self.endpoint = endpoint
+        self._consecutive = 0
+        self._open = False
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        """True once the endpoint is considered gone."""
+        return self._open
+
+    @property
+    def message(self) -> str:
+        """The error of the calls refused or cut short by the open breaker."""
+        return (
+            f"EndpointDown: endpoint {self.endpoint} not answering after {self.threshold} consecutive failed calls "
+            "(connection errors, timeouts or 5xx after all retries); the job's later calls were not sent"
+        )
+
+    def record(self, outage: bool, error: str | None = None) -> None:
+        """Count the outcome of one finished call: ``outage`` True for a final connection error,
+        timeout or 5xx; anything else resets the count."""
+        with self._lock:
+            if not outage:
+                self._consecutive = 0
+                return
+            self._consecutive += 1
+            if self._consecutive >= self.threshold and not self._open:
+                self._open = True
+                log.error("%s (last error: %s)", self.message, error)
 
 
 class OpenAICompatProvider(BaseProvider):
@@ -44,6 +92,10 @@ class OpenAICompatProvider(BaseProvider):
     fallback is remembered for later calls; see :attr:`format_mode`).
 
     Seeds: when a seed is set, sample ``k`` sends ``seed + k``.
+
+    A dead endpoint: :attr:`breaker` (a :class:`CircuitBreaker` opening after ``max(3,
+    spec.concurrency)`` consecutive calls that ended without an answer or with a 5xx) ends every
+    later call at once with an ``EndpointDown`` error naming the endpoint.
     """
 
     prefix = "openai"
@@ -68,6 +120,7 @@ class OpenAICompatProvider(BaseProvider):
         self._clients: dict[int, tuple[asyncio.AbstractEventLoop, Any]] = {}
         self.format_mode = "json_schema"
         self._format_lock = threading.Lock()
+        self.breaker = CircuitBreaker(max(3, spec.concurrency), endpoint_label(spec) or spec.name)
 
     def __repr__(self) -> str:  # never show the key or URL
         return f"OpenAICompatProvider(name={self.spec.name!r}, model={self.spec.model_id!r})"
@@ -140,16 +193,37 @@ class OpenAICompatProvider(BaseProvider):
     async def complete(self, request: ChatRequest) -> ChatResult:
         """Run one completion with retries and structured-output fallback; never raises for API errors.
 
+        ``ChatResult.attempts`` counts the requests sent (format fallbacks and retries included;
+        0 when the :attr:`breaker` is open and nothing was sent).
+
         Raises ``ValueError`` only for an unknown decoding parameter (a programming error).
         """
         import openai
 
-        client = self._client()
-        attempt = 0
         t0 = time.perf_counter()
+        if self.breaker.is_open:
+            return ChatResult(error=self.breaker.message, attempts=0)
+        client = self._client()
+        attempt = 0  # retries used
+        sent = 0  # requests sent
+
+        def failed(error: str, *, outage: bool = False) -> ChatResult:
+            self.breaker.record(outage, error)
+            return ChatResult(error=error, latency_s=time.perf_counter() - t0, attempts=sent)
+
+        async def retry(exc: BaseException, what: str) -> bool:
+            nonlocal attempt
+            if self.breaker.is_open:  # another call found the endpoint gone: stop retrying
+                return False
+            if await self.pause_before_retry(attempt, exc, what):
+                attempt += 1
+                return True
+            return False
+
         while True:
             mode = self.format_mode
             kwargs = self._build_kwargs(request, mode)
+            sent += 1
             try:
                 resp = await client.chat.completions.create(**kwargs)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
@@ -160,44 +234,46 @@ class OpenAICompatProvider(BaseProvider):
                     and self._downgrade(mode)
                 ):
                     continue  # a fallback does not use up a retry
-                return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+                return failed(error_text(exc))
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 retryable = status in (408, 409, 429) or status >= 500
-                if retryable and await self.pause_before_retry(attempt, exc, f"HTTP {status}"):
-                    attempt += 1
+                if retryable and await retry(exc, f"HTTP {status}"):
                     continue
-                return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+                return failed(self._final_error(exc), outage=status >= 500)
             except openai.APIConnectionError as exc:  # includes APITimeoutError
-                if await self.pause_before_retry(attempt, exc, type(exc).__name__):
-                    attempt += 1
+                if await retry(exc, type(exc).__name__):
                     continue
-                return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+                return failed(self._final_error(exc), outage=True)
             except openai.OpenAIError as exc:
-                return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+                return failed(error_text(exc))
             except json.JSONDecodeError as exc:  # a 200 whose body was cut off or is not JSON
-                if await self.pause_before_retry(attempt, exc, "malformed response body"):
-                    attempt += 1
+                if await retry(exc, "malformed response body"):
                     continue
-                return ChatResult(error=f"malformed response: {error_text(exc)}", latency_s=time.perf_counter() - t0)
+                return failed(f"malformed response: {error_text(exc)}")
             latency = time.perf_counter() - t0
             try:
                 choice = resp.choices[0]
                 text = choice.message.content or ""
                 finish = choice.finish_reason
             except (AttributeError, IndexError, TypeError) as exc:  # JSON without choices[0].message
-                if await self.pause_before_retry(attempt, exc, "malformed response body"):
-                    attempt += 1
+                if await retry(exc, "malformed response body"):
                     continue
-                return ChatResult(error=f"malformed response: {error_text(exc)}", latency_s=latency)
+                return failed(f"malformed response: {error_text(exc)}")
             usage = getattr(resp, "usage", None)
+            self.breaker.record(False)
             return ChatResult(
                 text=text,
                 prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                 completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
                 latency_s=latency,
                 finish_reason=finish,
+                attempts=sent,
             )
+
+    def _final_error(self, exc: BaseException) -> str:
+        """The error text of a call that ended in ``exc``; the breaker's message once it is open."""
+        return self.breaker.message if self.breaker.is_open else error_text(exc)
 
     @classmethod
     def readiness_problems(cls, spec: ModelSpec) -> list[str]:
