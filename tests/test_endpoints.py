@@ -1,4 +1,4 @@
-"""Endpoints: masked addresses, shared limits (slots, rate shares, the rate limiter on a fake clock),
+"""Endpoints: masked addresses, shared limits (the gate of each endpoint, on a fake clock),
 the probe before a run, the circuit breaker of the openai provider, and call attempts."""
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from anachron.llm.endpoints import (
     endpoint_address,
     endpoint_label,
     endpoint_limits,
-    job_rate_per_minute,
-    job_slots,
+    job_endpoints,
     probe_endpoints,
     resource_name,
 )
 from anachron.llm.providers import MockProvider, OpenAICompatProvider
 from anachron.llm.providers.openai import CircuitBreaker
-from anachron.llm.ratelimit import RateLimiter, rate_limiter_for, shared_rate_limits
+from anachron.llm.slots import EndpointGate, gate_for, shared_endpoint_gates
 from anachron.llm.types import ChatRequest, ModelSpec
 
 from endpoint_fixtures import StubEndpoint, closed_port_url
@@ -72,23 +71,13 @@ def test_endpoint_label_and_resource_name():
 # --------------------------------------------------------------------------- shared limits
 
 
-def test_job_slots_cap_each_job_at_the_endpoint_and_skip_unlisted_endpoints():
+def test_job_endpoints_are_the_limited_endpoints_a_job_calls():
     limits = endpoint_limits({ENV: {"concurrency": 4, "requests_per_minute": None}})
     assert limits == {ENV: EndpointLimits(4, None)}
-    assert job_slots([spec(concurrency=8)], limits) == {ENV: 4}
-    assert job_slots([spec(concurrency=2)], limits) == {ENV: 2}
-    # a supervisor on the same endpoint: the two call one after the other, the larger counts
-    assert job_slots([spec(concurrency=2), spec("sup", concurrency=3)], limits) == {ENV: 3}
-    assert job_slots([spec(base_url_env="OTHER_URL")], limits) == {}
-    assert job_slots([spec(model="mock/x", concurrency=8)], limits) == {}
-
-
-def test_job_rate_is_the_jobs_share_of_the_endpoint_rate():
-    assert job_rate_per_minute(EndpointLimits(4, 600), 1) == 150
-    assert job_rate_per_minute(EndpointLimits(4, 600), 4) == 600
-    assert job_rate_per_minute(EndpointLimits(4, None), 2) is None
-    # jobs holding all slots together never exceed the endpoint's rate
-    assert sum(job_rate_per_minute(EndpointLimits(8, 120), n) for n in (3, 3, 2)) == 120
+    assert job_endpoints([spec(concurrency=8)], limits) == {ENV}
+    assert job_endpoints([spec(concurrency=2), spec("sup", base_url_env="OTHER_URL")], limits) == {ENV}
+    assert job_endpoints([spec(base_url_env="OTHER_URL")], limits) == set()
+    assert job_endpoints([spec(model="mock/x", concurrency=8)], limits) == set()
 
 
 class FakeClock:
@@ -104,57 +93,36 @@ class FakeClock:
         self.now += s
 
 
-def test_rate_limiter_spaces_requests_on_a_fake_clock():
+def test_client_passes_every_call_through_the_gate_and_throttles_retries(tmp_path):
     clock = FakeClock()
-    limiter = RateLimiter(60, clock=clock, sleep=clock.sleep)  # one per second
-
-    async def take(n):
-        starts = []
-        for _ in range(n):
-            await limiter.acquire()
-            starts.append(clock.now)
-        return starts
-
-    assert asyncio.run(take(4)) == [0.0, 1.0, 2.0, 3.0]
-    clock.now = 100.0  # idle: no backlog, but no burst beyond one either
-    assert asyncio.run(take(2)) == [100.0, 101.0]
-
-
-def test_rate_limiter_burst_and_concurrent_waiters():
-    clock = FakeClock()
-    limiter = RateLimiter(120, burst=3, clock=clock, sleep=clock.sleep)  # 0.5 s apart, 3 at once after idle
-    assert [limiter.reserve() for _ in range(5)] == [0.0, 0.0, 0.0, 0.5, 1.0]
-    clock.now = 10.0
-    assert [limiter.reserve() for _ in range(4)] == [0.0, 0.0, 0.0, 0.5]
-    # at most burst + T * rate requests start in any window of T seconds
-    limiter = RateLimiter(600, clock=clock, sleep=clock.sleep)
-    clock.now = 0.0
-    starts = sorted(clock.now + limiter.reserve() for _ in range(50))
-    assert all(b - a >= 0.1 - 1e-9 for a, b in zip(starts, starts[1:]))
-    with pytest.raises(ValueError):
-        RateLimiter(0)
-
-
-def test_client_throttles_first_attempts_and_retries():
-    clock = FakeClock()
-    limiter = RateLimiter(60, clock=clock, sleep=clock.sleep)
+    gate = EndpointGate(tmp_path / "ep", 2, 60, clock=clock, sleep=clock.sleep)  # one token per second
+    gate.rate.try_take = _drain_then(gate.rate.try_take, 60)  # start with an empty bucket
     mspec = spec(model="mock/x", max_retries=2, mock={"fail_first": 1})
     provider = MockProvider(mspec, sleep=clock.sleep)
-    client = LLMClient(mspec, None, CallLog(), provider=provider, rate_limiter=limiter)
+    client = LLMClient(mspec, None, CallLog(), provider=provider, gate=gate)
     results = client.complete_many([req(i) for i in range(3)], progress=False)
     assert [r.attempts for r in results] == [2, 2, 2]
     assert provider.attempts == 6
     assert clock.now >= 5.0  # 6 requests at one per second: the last starts 5 s after the first
+    assert gate.slots.in_use_here() == 0  # every slot given back
 
 
-def test_shared_limits_reach_clients_of_their_endpoint_only():
-    limiter = RateLimiter(60)
-    assert rate_limiter_for(spec()) is None
-    with shared_rate_limits({ENV: limiter}):
-        assert rate_limiter_for(spec()) is limiter
-        assert rate_limiter_for(spec(base_url_env="OTHER_URL")) is None
-        assert rate_limiter_for(spec(model="mock/x")) is None
-    assert rate_limiter_for(spec()) is None
+def _drain_then(take, n):
+    """``take`` after taking ``n`` tokens once (an empty bucket to start from)."""
+    for _ in range(n):
+        take()
+    return take
+
+
+def test_shared_gates_reach_clients_of_their_endpoint_only(tmp_path):
+    gate = EndpointGate(tmp_path, 4)
+    assert gate.rate is None
+    assert gate_for(spec()) is None
+    with shared_endpoint_gates({ENV: gate}):
+        assert gate_for(spec()) is gate
+        assert gate_for(spec(base_url_env="OTHER_URL")) is None
+        assert gate_for(spec(model="mock/x")) is None
+    assert gate_for(spec()) is None
 
 
 # --------------------------------------------------------------------------- the probe

@@ -122,19 +122,23 @@ def test_an_endpoint_down_from_the_start_costs_only_the_breakers_calls(monkeypat
 
 def test_endpoint_limits_cap_concurrency_and_rate_inside_the_job(monkeypatch, tmp_path):
     monkeypatch.setenv(KEY_ENV, "placeholder")
+    bucket = tmp_path / runner.LIMITS_DIR / ENV / "rate.json"
+    bucket.parent.mkdir(parents=True)
+    bucket.write_text(json.dumps({"tokens": 0.0, "t": time.time()}))  # another job just spent the minute's burst
     with StubEndpoint(latency_s=0.05) as stub:
         monkeypatch.setenv(ENV, stub.url)
         _, _, _, meta = run(
             forecast_instances(12), openai_model(concurrency=8), tmp_path,
-            endpoints={ENV: {"concurrency": 4, "requests_per_minute": 1200}}, endpoint_slots={ENV: 2},
+            endpoints={ENV: {"concurrency": 2, "requests_per_minute": 600}},
         )
     assert meta["n_uncached_calls"] == 12
-    assert stub.max_in_flight <= 2  # the job's slots, not the model's 8
-    # 1200 / min over 4 slots, 2 of them held: 600 / min, one start every 0.1 s (the first connection's
-    # set-up may delay its arrival, so count arrivals per window rather than single gaps)
+    assert stub.max_in_flight <= 2  # the endpoint's slots, not the model's 8
+    # 600 / min: one start every 0.1 s (the first connection's set-up may delay its arrival, so
+    # count arrivals per window rather than single gaps)
     starts = stub.starts
     assert starts[-1] - starts[0] >= 0.95
     assert max(sum(1 for t in starts if s <= t < s + 0.35) for s in starts) <= 5
+    assert sorted(p.name for p in bucket.parent.iterdir()) == ["rate.json", "slot-0.lock", "slot-1.lock"]
     assert meta["config_hash"] == runner.stable_hash(
         {"model": openai_model(concurrency=8), "method": {}, "splits": ["eval"], "sample": None, "seed": 0})
 

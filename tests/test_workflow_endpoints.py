@@ -135,8 +135,8 @@ def test_jobs_of_one_endpoint_overlap_within_its_shared_concurrency(tmp_path):
     with StubEndpoint(latency_s=0.4) as stub:
         out = snakemake(work, stub.url)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "endpoint_test_wf_base_url=2" in out.stdout + out.stderr  # each job holds its 2 slots
-    assert 2 < stub.max_in_flight <= 4  # two jobs at once, never more than the endpoint's 4 slots
+    assert "endpoint_test_wf_base_url=1" in out.stdout + out.stderr  # each job takes one unit of the endpoint
+    assert 2 < stub.max_in_flight <= 4  # jobs at once, never more calls than the endpoint's 4 slots
 
 
 def test_resources_on_the_command_line_lower_the_endpoint_limit_inside_the_jobs(tmp_path):
@@ -145,5 +145,5 @@ def test_resources_on_the_command_line_lower_the_endpoint_limit_inside_the_jobs(
     with StubEndpoint(latency_s=0.3) as stub:
         out = snakemake(work, stub.url, "--resources", "endpoint_test_wf_base_url=2")
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "endpoint_test_wf_base_url=2" in out.stdout + out.stderr
+    assert "endpoint_test_wf_base_url=1" in out.stdout + out.stderr
     assert stub.max_in_flight <= 2 and len(stub.requests) == 16  # not the models' 4, nor the config's 8

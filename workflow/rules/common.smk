@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from anachron.config import check_ready, edgar_enabled, model_spec, snapshot_dir, validate_config
 from anachron.errors import ConfigError, EndpointError
-from anachron.llm.endpoints import check_endpoints, endpoint_limits, job_slots, resource_name
+from anachron.llm.endpoints import check_endpoints, endpoint_limits, job_endpoints, resource_name
 from anachron.methods.runner import failed_runs_summary, retry_param, retry_state_path
 from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
 from anachron.sources.registry import SOURCES, source_params
@@ -44,8 +44,8 @@ RUNS = [(t, m, mo) for m in METHODS for t in method_tasks(m) for mo in MODELS]
 
 
 # Shared endpoint limits (config key endpoints; docs/running.md#endpoints): one Snakemake global
-# resource per listed endpoint, unless --resources sets it; then the smaller value is the endpoint's
-# concurrency (for the jobs' slots and run_method's rate share, which reads config["endpoints"]).
+# resource per listed endpoint (jobs of that endpoint at once), unless --resources sets it; then the
+# smaller value is also the endpoint's concurrency inside the jobs (run_method reads config["endpoints"]).
 for _env, _entry in config["endpoints"].items():
     _res = resource_name(_env)
     if _res in workflow.global_resources:
@@ -65,12 +65,14 @@ def job_model_specs(wildcards):
     return [model_spec(config, n) for n in names]
 
 
-def _endpoint_slots(env):
-    return lambda wildcards: job_slots(job_model_specs(wildcards), ENDPOINT_LIMITS).get(env, 0)
+def _endpoint_job(env):
+    return lambda wildcards: int(env in job_endpoints(job_model_specs(wildcards), ENDPOINT_LIMITS))
 
 
-#: resources of run_method: resource name -> the job's slots of that endpoint (0 when it does not call it).
-ENDPOINT_RESOURCES = {resource_name(env): _endpoint_slots(env) for env in ENDPOINT_LIMITS}
+#: resources of run_method: resource name -> 1 when the job calls that endpoint, else 0. The calls
+#: themselves share the endpoint's concurrency through lock files (anachron.llm.slots), so a job
+#: running alone uses all of it; the resource only keeps more jobs than slots from starting.
+ENDPOINT_RESOURCES = {resource_name(env): _endpoint_job(env) for env in ENDPOINT_LIMITS}
 
 
 def method_threads(wildcards):

@@ -3,7 +3,6 @@
 import pandas as pd
 
 from anachron.io import write_json, write_parquet
-from anachron.llm.endpoints import resource_name
 from anachron.logs import log_to
 from anachron.methods.runner import RETRY_STATE_KEYS, retry_state_path, run_method
 
@@ -13,9 +12,6 @@ with log_to(sm.log[0]) as log:
     retrieval = None
     if "index" in sm.input.keys():
         retrieval = {"index": sm.input.index, "entities": sm.input.entities, **dict(sm.params.retrieval)}
-    endpoints = dict(sm.config.get("endpoints") or {})
-    # the slots this job holds of each endpoint (its Snakemake resource; 0 = does not call it)
-    slots = {env: int(getattr(sm.resources, resource_name(env), 0) or 0) for env in endpoints}
     run, calls, tool_calls, meta = run_method(
         pd.read_parquet(sm.input.instances),
         task_name=sm.wildcards.task,
@@ -31,8 +27,7 @@ with log_to(sm.log[0]) as log:
         adapter=sm.input.adapter if "adapter" in sm.input.keys() else None,
         max_failed_share=sm.config["run"]["max_failed_share"],
         retry_token=sm.params.retry,
-        endpoints=endpoints,
-        endpoint_slots={env: n for env, n in slots.items() if n > 0},
+        endpoints=dict(sm.config.get("endpoints") or {}),
     )
     write_parquet(run, sm.output.run)
     write_parquet(calls, sm.output.calls)

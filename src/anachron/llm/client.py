@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import datetime as dt
 import sys
 import threading
@@ -26,7 +27,7 @@ from anachron.errors import AnachronError, ConfigError
 from anachron.io import sha256_file
 from anachron.llm.cache import LLMCache, cache_key
 from anachron.llm.providers import BaseProvider, Provider, effective_params, error_text, make_provider
-from anachron.llm.ratelimit import RateLimiter, rate_limiter_for
+from anachron.llm.slots import EndpointGate, gate_for
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.store.schema import CALL_LOG_COLUMNS
 
@@ -120,9 +121,9 @@ class LLMClient:
         cache: where results live; ``None`` disables caching (every call hits the provider).
         call_log: receives one record per call.
         provider: backend to use; default :func:`~anachron.llm.providers.make_provider` ``(spec)``.
-        rate_limiter: spaces the provider's requests (first attempts here, retries through the
-            provider's ``throttle``); default: the limiter installed for ``spec``'s endpoint by
-            :func:`~anachron.llm.ratelimit.shared_rate_limits`, if any.
+        gate: the endpoint's shared limits (a slot of its in-flight limit for each provider call, a
+            rate token for each request, retries through the provider's ``throttle``); default: the
+            gate installed for ``spec``'s endpoint by :func:`~anachron.llm.slots.shared_endpoint_gates`, if any.
 
     Only successful results (``error is None``) are cached, and with an ``accept`` predicate
     (see :meth:`complete`) only accepted ones as final. A cache hit returns the
@@ -140,15 +141,15 @@ class LLMClient:
         call_log: CallLog,
         *,
         provider: Provider | None = None,
-        rate_limiter: RateLimiter | None = None,
+        gate: EndpointGate | None = None,
     ) -> None:
         self.spec = spec
         self.cache = cache
         self.call_log = call_log
         self.provider = provider if provider is not None else make_provider(spec)
-        self.rate_limiter = rate_limiter if rate_limiter is not None else rate_limiter_for(spec)
-        if self.rate_limiter is not None and isinstance(self.provider, BaseProvider):
-            self.provider.throttle = self.rate_limiter.acquire
+        self.gate = gate if gate is not None else gate_for(spec)
+        if self.gate is not None and self.gate.rate is not None and isinstance(self.provider, BaseProvider):
+            self.provider.throttle = self.gate.acquire
         self._loop_state: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Semaphore, dict[str, asyncio.Future]]] = {}
         self._state_lock = threading.Lock()
         self._adapter_digest: str | None = None
@@ -269,9 +270,7 @@ class LLMClient:
         try:
             params = effective_params(self.spec, request)
             call = request.model_copy(update={"params": params})
-            async with sem:
-                if self.rate_limiter is not None:
-                    await self.rate_limiter.acquire()
+            async with sem, (self.gate.hold() if self.gate is not None else contextlib.nullcontext()):
                 try:
                     result = await self.provider.complete(call)
                 except AnachronError:

@@ -9,9 +9,10 @@ so credentials, paths and query strings never reach a terminal or a log. ``local
 ``mock/`` models have no endpoint.
 
 Shared limits (config key ``endpoints``; docs/running.md#endpoints): for each listed endpoint a
-``concurrency`` (calls in flight over every job at once, enforced by Snakemake as the global
-resource :func:`resource_name`) and an optional ``requests_per_minute``, split between the
-running jobs in proportion to the slots each holds (:func:`job_rate_per_minute`).
+``concurrency`` (calls in flight over every job at once) and an optional ``requests_per_minute``,
+shared call by call between the running jobs through lock files
+(:class:`anachron.llm.slots.EndpointGate`); Snakemake also admits at most ``concurrency`` jobs of
+one endpoint at a time (the global resource :func:`resource_name`, one unit per job).
 """
 
 from __future__ import annotations
@@ -96,32 +97,9 @@ def resource_name(env: str) -> str:
     return "endpoint_" + re.sub(r"[^a-z0-9_]", "_", env.lower())
 
 
-def job_slots(specs: Iterable[ModelSpec], limits: Mapping[str, EndpointLimits]) -> dict[str, int]:
-    """Endpoint slots one job holds: for each limited endpoint its models use, the largest
-    ``concurrency`` among them, capped at the endpoint's ``concurrency``.
-
-    A job's models (the method's model and a supervisor) call one after the other, never at once,
-    so the largest of their concurrencies is what the job can have in flight. Endpoints without
-    an entry in ``limits`` are left out.
-    """
-    out: dict[str, int] = {}
-    for spec in specs:
-        env = endpoint_env(spec)
-        if env is not None and env in limits:
-            out[env] = min(limits[env].concurrency, max(out.get(env, 0), spec.concurrency))
-    return out
-
-
-def job_rate_per_minute(limits: EndpointLimits, slots: int) -> float | None:
-    """The request rate one job may use: the endpoint's ``requests_per_minute`` times
-    ``slots / concurrency`` (its share of the endpoint), or None without a rate limit.
-
-    Snakemake never runs jobs holding more than ``concurrency`` slots of the endpoint at once,
-    so the running jobs' rates add up to at most the endpoint's.
-    """
-    if limits.requests_per_minute is None:
-        return None
-    return float(limits.requests_per_minute) * min(slots, limits.concurrency) / limits.concurrency
+def job_endpoints(specs: Iterable[ModelSpec], limits: Mapping[str, EndpointLimits]) -> set[str]:
+    """The limited endpoints (base-URL variable names in ``limits``) that a job's models call."""
+    return {env for env in (endpoint_env(spec) for spec in specs) if env is not None and env in limits}
 
 
 # --------------------------------------------------------------------------- the probe

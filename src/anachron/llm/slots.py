@@ -12,8 +12,13 @@ dynamically instead, through the file system:
 - :class:`SharedRateLimit`: a token bucket (capacity = one minute's worth, refilled continuously)
   kept in a small state file, read and written under an exclusive lock.
 
+- :class:`EndpointGate`: both for one endpoint; :func:`shared_endpoint_gates` installs one gate per
+  endpoint for the duration of a job, and every :class:`~anachron.llm.client.LLMClient` of a model on
+  that endpoint created inside passes each provider call through it (:func:`gate_for`), so a
+  method's model and its supervisor on the same endpoint share it too.
+
 Waiting is polling with exponential back-off (``poll_s`` up to ``max_poll_s``), never blocking
-the event loop. POSIX only (``fcntl``).
+the event loop. POSIX only (``fcntl``). The config key is ``endpoints`` (docs/running.md#endpoints).
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ import random
 import threading
 import time
 from pathlib import Path
-from typing import AsyncIterator, Callable
+from typing import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+
+from anachron.llm.endpoints import EndpointLimits, endpoint_env
+from anachron.llm.types import ModelSpec
 
 
 class EndpointSlots:
@@ -132,6 +140,7 @@ class SharedRateLimit:
         per_minute: float,
         *,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         max_poll_s: float = 1.0,
     ) -> None:
         if per_minute <= 0:
@@ -139,6 +148,7 @@ class SharedRateLimit:
         self.path = Path(path)
         self.per_minute = float(per_minute)
         self.clock = clock
+        self.sleep = sleep
         self.max_poll_s = max_poll_s
 
     def try_take(self) -> float:
@@ -172,4 +182,89 @@ class SharedRateLimit:
             wait = self.try_take()
             if wait == 0.0:
                 return
-            await asyncio.sleep(min(wait, self.max_poll_s))
+            await self.sleep(min(wait, self.max_poll_s))
+
+
+class EndpointGate:
+    """Every provider call to one endpoint passes here: a slot of its shared in-flight limit and,
+    with a rate limit, a token of its shared request rate.
+
+    Args:
+        directory: the endpoint's lock directory (slot files and ``rate.json``), the same for every
+            process that calls the endpoint.
+        concurrency: calls in flight at once over all those processes, >= 1.
+        requests_per_minute: request starts per minute over all of them (first attempts and retries),
+            or ``None`` for no rate limit.
+        clock, sleep: for the rate limit's tests.
+    """
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        concurrency: int,
+        requests_per_minute: float | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.directory = Path(directory)
+        self.slots = EndpointSlots(self.directory, concurrency)
+        self.rate = (
+            SharedRateLimit(self.directory / "rate.json", requests_per_minute, clock=clock, sleep=sleep)
+            if requests_per_minute else None
+        )
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        """One call's passage: a slot for the whole call (retries included), then a rate token."""
+        async with self.slots.hold():
+            await self.acquire()
+            yield
+
+    async def acquire(self) -> None:
+        """Wait for a rate token (no-op without a rate limit); also awaited before each retry."""
+        if self.rate is not None:
+            await self.rate.take()
+
+    def __repr__(self) -> str:
+        rate = f", {self.rate.per_minute:g}/min" if self.rate else ""
+        return f"EndpointGate({self.slots.limit} in flight{rate})"
+
+
+def endpoint_gates(limits: Mapping[str, EndpointLimits], root: str | os.PathLike[str]) -> dict[str, EndpointGate]:
+    """One gate per limited endpoint, its lock directory ``<root>/<base-URL variable>``.
+
+    ``root`` is normally ``<cache_dir>/.limits``: every job of a run sees the cache directory (on a
+    cluster it is on shared storage), so every job shares the same slots.
+    """
+    return {
+        env: EndpointGate(Path(root) / env, lim.concurrency, lim.requests_per_minute)
+        for env, lim in limits.items()
+    }
+
+
+_gates: dict[str, EndpointGate] = {}
+_gates_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def shared_endpoint_gates(gates: Mapping[str, EndpointGate]) -> Iterator[None]:
+    """Make ``gates`` (base-URL variable name -> gate) the process's endpoint gates inside the
+    ``with`` block; the previous ones come back afterwards."""
+    global _gates
+    with _gates_lock:
+        before, _gates = _gates, dict(gates)
+    try:
+        yield
+    finally:
+        with _gates_lock:
+            _gates = before
+
+
+def gate_for(spec: ModelSpec) -> EndpointGate | None:
+    """The installed gate of ``spec``'s endpoint (``openai/`` models only), or None."""
+    env = endpoint_env(spec)
+    if env is None:
+        return None
+    with _gates_lock:
+        return _gates.get(env)

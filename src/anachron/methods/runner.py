@@ -18,8 +18,8 @@ from anachron.io import utc_now
 from anachron.llm.cache import LLMCache
 from anachron.errors import EndpointError
 from anachron.llm.client import CallLog, LLMClient
-from anachron.llm.endpoints import endpoint_env, endpoint_label, endpoint_limits, job_rate_per_minute, job_slots
-from anachron.llm.ratelimit import RateLimiter, shared_rate_limits
+from anachron.llm.endpoints import EndpointLimits, endpoint_env, endpoint_label, endpoint_limits
+from anachron.llm.slots import endpoint_gates, shared_endpoint_gates
 from anachron.llm.types import ModelSpec
 from anachron.logs import mask_secrets
 from anachron.methods.registry import RETRIEVAL_METHODS, get_method
@@ -27,6 +27,9 @@ from anachron.store.schema import PREDICTION_USABLE, RUN_COLUMNS, TOOL_CALL_COLU
 from anachron.tasks.registry import get_task
 
 log = logging.getLogger(__name__)
+
+#: Where under the cache directory the endpoints' shared lock files live.
+LIMITS_DIR = ".limits"
 
 #: Default of config key ``run.max_failed_share``: the share of a run's uncached calls that may
 #: still fail after their retries before the run fails.
@@ -83,7 +86,6 @@ def run_method(
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
     retry_token: str = "",
     endpoints: Mapping[str, Mapping[str, Any]] | None = None,
-    endpoint_slots: Mapping[str, int] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Run a method and return (run table, call log, tool-call log, run metadata).
 
@@ -105,10 +107,12 @@ def run_method(
     not raised, up to ``max_failed_share`` of the uncached calls (config ``run.max_failed_share``).
 
     Endpoint limits: ``endpoints`` is the config's ``endpoints`` block (base-URL variable ->
-    ``{concurrency, requests_per_minute}``); ``endpoint_slots`` the slots of each endpoint this job
-    holds (the Snakemake resource; default :func:`~anachron.llm.endpoints.job_slots`). The model's
-    and the supervisor's ``concurrency`` are capped at the job's slots, and their requests share
-    the job's part of the endpoint's rate (:func:`~anachron.llm.endpoints.job_rate_per_minute`).
+    ``{concurrency, requests_per_minute}``). Each provider call to a listed endpoint holds one of
+    its ``concurrency`` slots and takes one of its rate tokens, shared with every other process using
+    the same ``cache_dir`` (lock files under ``<cache_dir>/.limits/<variable>``;
+    :class:`~anachron.llm.slots.EndpointGate`), so jobs running at once share the endpoint call by
+    call: one job alone may use all of it. The model's and the supervisor's ``concurrency`` are
+    capped at the endpoint's.
     ``retry_token`` is stored in the metadata as is (see :func:`retry_param`).
 
     Raises:
@@ -133,20 +137,17 @@ def run_method(
     sup_spec = ModelSpec(**supervisor) if supervisor else None
     specs = [spec] + ([sup_spec] if sup_spec is not None else [])
     limits = endpoint_limits(endpoints)
-    slots = dict(endpoint_slots) if endpoint_slots is not None else job_slots(specs, limits)
-    spec = _capped(spec, slots)
+    spec = _capped(spec, limits)
     if sup_spec is not None:
-        method_config["supervisor_model"] = {**supervisor, "concurrency": _capped(sup_spec, slots).concurrency}
-    limiters = {}
-    for env, n in slots.items():
-        rate = job_rate_per_minute(limits[env], n) if env in limits and n > 0 else None
-        if rate is not None:
-            limiters[env] = RateLimiter(rate)
-            log.info("endpoint %s: %d slot(s), %.1f requests/minute for this job", env, n, rate)
+        method_config["supervisor_model"] = {**supervisor, "concurrency": _capped(sup_spec, limits).concurrency}
+    used = {endpoint_env(s) for s in specs} & set(limits)
+    gates = endpoint_gates({env: limits[env] for env in used}, Path(cache_dir) / LIMITS_DIR)
+    for env, gate in gates.items():
+        log.info("endpoint %s: %r, shared with every job using %s", env, gate, gate.directory)
     chosen = sample_instances(instances, splits, sample, seed)
     log.info("%s/%s/%s: %d instances (splits %s, sample %s)", task_name, method_name, model_name, len(chosen), splits, sample)
     call_log = CallLog()
-    with shared_rate_limits(limiters):
+    with shared_endpoint_gates(gates):
         client = LLMClient(spec, LLMCache(cache_dir), call_log)
         extra: dict[str, Any] = {}
         if method_name in RETRIEVAL_METHODS:
@@ -194,12 +195,12 @@ def run_method(
     return run, calls, tool_calls, meta
 
 
-def _capped(spec: ModelSpec, slots: Mapping[str, int]) -> ModelSpec:
-    """``spec`` with its ``concurrency`` capped at the job's slots of its endpoint (unchanged without)."""
+def _capped(spec: ModelSpec, limits: Mapping[str, EndpointLimits]) -> ModelSpec:
+    """``spec`` with its ``concurrency`` capped at its endpoint's (unchanged without a limit)."""
     env = endpoint_env(spec)
-    if env is None or env not in slots or slots[env] < 1 or spec.concurrency <= slots[env]:
+    if env is None or env not in limits or spec.concurrency <= limits[env].concurrency:
         return spec
-    return spec.model_copy(update={"concurrency": int(slots[env])})
+    return spec.model_copy(update={"concurrency": int(limits[env].concurrency)})
 
 
 #: Errors quoted in a failure message at most, and characters of each.
