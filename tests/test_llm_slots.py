@@ -101,3 +101,33 @@ def test_shared_rate_limit_token_bucket(tmp_path):
     assert sum(1 for _ in range(100) if a.try_take() == 0.0) == 60
     with pytest.raises(ValueError):
         SharedRateLimit(tmp_path / "r2", 0)
+
+
+def test_many_waiters_cost_one_poller_and_all_get_through(tmp_path):
+    slots = EndpointSlots(tmp_path, 4)
+    tries = [0]
+    real = slots.try_acquire
+
+    def counting():
+        tries[0] += 1
+        return real()
+
+    slots.try_acquire = counting
+    busy, peak = [0], [0]
+
+    async def one():
+        async with slots.hold():
+            busy[0] += 1
+            peak[0] = max(peak[0], busy[0])
+            await asyncio.sleep(0.01)
+            busy[0] -= 1
+
+    async def main():
+        await asyncio.gather(*(one() for _ in range(200)))
+
+    t0 = time.perf_counter()
+    asyncio.run(main())
+    assert peak[0] == 4 and busy[0] == 0 and slots.in_use_here() == 0
+    # 200 calls: a handful of tries each, not one per waiter per poll
+    assert tries[0] < 200 * 3
+    assert time.perf_counter() - t0 < 200 * 0.01 / 4 * 3  # ideal 0.5 s; released slots go straight to the next waiter

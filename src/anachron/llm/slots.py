@@ -24,6 +24,7 @@ the event loop. POSIX only (``fcntl``). The config key is ``endpoints`` (docs/ru
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import fcntl
 import json
@@ -61,6 +62,7 @@ class EndpointSlots:
         self._fds: dict[int, int] = {}
         self._held: set[int] = set()
         self._lock = threading.Lock()
+        self._queue: collections.deque[_Waiter] = collections.deque()
 
     def _fd(self, slot: int) -> int:
         fd = self._fds.get(slot)
@@ -85,21 +87,58 @@ class EndpointSlots:
         return None
 
     def release(self, slot: int) -> None:
-        """Give back ``slot`` (taken by :meth:`try_acquire` or :meth:`hold`)."""
+        """Give back ``slot`` (taken by :meth:`try_acquire` or :meth:`hold`) and wake this process's
+        first waiter, if any."""
         with self._lock:
             if slot in self._held:
                 fcntl.flock(self._fds[slot], fcntl.LOCK_UN)
                 self._held.discard(slot)
+            head = self._queue[0] if self._queue else None
+        if head is not None:
+            head.wake()
 
     async def acquire(self) -> int:
-        """Wait (polling) until a slot is free and take it; returns its index."""
-        pause = self.poll_s
-        while True:
+        """Wait until a slot is free and take it; returns its index.
+
+        Waiters of this process queue in arrival order and only the first one polls the lock files
+        (every ``poll_s``, doubling up to ``max_poll_s``, for slots freed by other processes); a slot
+        released here wakes it at once, and when it gets a slot the next one takes over. So a
+        thousand waiting calls cost one poller, not a thousand.
+        """
+        with self._lock:
+            queued = bool(self._queue)
+        if not queued:
             slot = self.try_acquire()
             if slot is not None:
                 return slot
-            await asyncio.sleep(pause * (0.5 + random.random()))
-            pause = min(pause * 2, self.max_poll_s)
+        me = _Waiter(asyncio.get_running_loop())
+        with self._lock:
+            self._queue.append(me)
+        try:
+            pause = self.poll_s
+            while True:
+                with self._lock:
+                    first = self._queue[0] is me
+                if first:
+                    slot = self.try_acquire()
+                    if slot is not None:
+                        return slot
+                    timeout = pause * (0.5 + random.random())
+                    pause = min(pause * 2, self.max_poll_s)
+                else:
+                    timeout = 1.0  # woken when it becomes first; the timeout is only a safety net
+                me.event.clear()
+                try:
+                    await asyncio.wait_for(me.event.wait(), timeout)
+                except asyncio.TimeoutError:
+                    pass
+        finally:
+            with self._lock:
+                was_first = bool(self._queue) and self._queue[0] is me
+                self._queue.remove(me)
+                nxt = self._queue[0] if (was_first and self._queue) else None
+            if nxt is not None:
+                nxt.wake()  # the next waiter polls now
 
     @contextlib.asynccontextmanager
     async def hold(self) -> AsyncIterator[int]:
@@ -122,6 +161,22 @@ class EndpointSlots:
                 os.close(fd)  # closing drops the lock
             self._fds.clear()
             self._held.clear()
+
+
+class _Waiter:
+    """One call waiting for a slot: its event loop and the event that wakes it (set thread-safely)."""
+
+    __slots__ = ("loop", "event")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.event = asyncio.Event()
+
+    def wake(self) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.event.set)
+        except RuntimeError:  # its loop is closed: nothing waits any more
+            pass
 
 
 class SharedRateLimit:
