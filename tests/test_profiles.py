@@ -16,11 +16,9 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 def test_slurm_profile_dry_run_resolves_the_paper_grid(tmp_path):
     pytest.importorskip("snakemake_executor_plugin_slurm")
-    env = {**os.environ, "ANACHRON_BASE_URL": "http://127.0.0.1:9/v1", "ANACHRON_API_KEY": "placeholder",
-           "VERIFIER_BASE_URL": "http://127.0.0.1:9/v1", "VERIFIER_API_KEY": "placeholder",
-           "ANACHRON_SEC_USER_AGENT": "Test Runner test@example.org"}
-    for m in ("qwen3-30b-a3b", "qwen3.5-35b-a3b"):  # config/paper.yaml's hf_path (TEMPO training weights)
-        (tmp_path / "data" / "models" / m / "hf").mkdir(parents=True)
+    # a dry run needs no keys, endpoints, EDGAR User-Agent or TEMPO weights (those are checked when jobs would start)
+    hidden = ("ANACHRON_BASE_URL", "ANACHRON_API_KEY", "VERIFIER_BASE_URL", "VERIFIER_API_KEY", "ANACHRON_SEC_USER_AGENT")
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
     proc = subprocess.run(
         [str(SNAKEMAKE), "--profile", "profiles/slurm", "-n", "-d", str(tmp_path)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
@@ -34,3 +32,18 @@ def test_slurm_profile_dry_run_resolves_the_paper_grid(tmp_path):
     assert int(counts["run_method"]) == int(counts["verify_claims"]) == int(counts["score_run"]) > 40
     assert "This was a dry-run" in out
     assert not list(tmp_path.glob("results/**/*.parquet"))  # nothing ran
+
+
+def test_a_real_run_without_keys_stops_before_any_job(tmp_path):
+    hidden = ("ANACHRON_BASE_URL", "ANACHRON_API_KEY", "VERIFIER_BASE_URL", "VERIFIER_API_KEY")
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
+    proc = subprocess.run(
+        [str(SNAKEMAKE), "--snakefile", "workflow/Snakefile", "--configfile", "config/paper.yaml",
+         "-d", str(tmp_path), "--cores", "1"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1
+    assert "anachron configuration error" in out and "needs environment variable ANACHRON_API_KEY" in out
+    assert "VERIFIER_BASE_URL" in out
+    assert not (tmp_path / "data").exists() and not (tmp_path / "results").exists()

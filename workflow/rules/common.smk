@@ -16,7 +16,6 @@ from anachron.tasks.registry import get_task
 
 try:
     validate_config(config)  # against the package's schema: anachron/schemas/config.schema.yaml
-    check_ready(config)
 except ConfigError as exc:
     raise WorkflowError(f"anachron configuration error:\n{exc}") from None
 
@@ -102,8 +101,14 @@ def job_models(job):
 
 
 onstart:
-    # after the DAG is built, before any job (not on -n, not when nothing is to be done): is every
-    # endpoint that the planned jobs call answering?
+    # after the DAG is built, before any job (not on -n, not when nothing is to be done): can every
+    # configured model and source be used here (keys and URLs set, model files present, the train
+    # extra for tempo), and is every endpoint that the planned jobs call answering? A dry run needs
+    # neither, so `snakemake -n` shows the DAG on a machine without keys.
+    try:
+        check_ready(config)
+    except ConfigError as exc:
+        raise WorkflowError(f"anachron configuration error:\n{exc}") from None
     if config["probe_endpoints"]:
         _names = dict.fromkeys(n for job in workflow.dag.needrun_jobs() for n in job_models(job))
         try:
