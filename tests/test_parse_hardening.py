@@ -18,7 +18,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.decode import FROM_REPAIR, complete_objects, decode_json, ends_inside_value
 from anachron.llm.structured import parse_output
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
-from anachron.methods.base import RETRY_MAX_TOKENS, generation_request, retry_request
+from anachron.methods.base import PARSE_RETRIES, RETRY_MAX_TOKENS, generation_request, retry_request
 from anachron.methods.supervised import run_self_correction
 from anachron.methods.temporal_hint import run_temporal_hint
 from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE, RETRIED, ParseStatus
@@ -234,9 +234,16 @@ def test_retry_calls_load_into_the_llm_calls_table(tmp_path):
     assert con.execute("SELECT retry FROM llm_calls ORDER BY retry NULLS FIRST").fetchall() == [(None,), ("truncated",)]
 
 
-def test_the_retry_is_final_and_a_failed_retry_call_keeps_the_first_answer():
+def test_retries_stop_after_two_and_a_failed_retry_call_keeps_the_answer_before():
+    # cut twice, whole the third time: max_tokens 300 -> 600 -> 1200
     res, reqs = run_one(mock_client([MID_STRING, MID_STRING, FULL_TEXT]), max_tokens=300)
-    assert len(reqs) == 2 and res.parsed.status == S.TRUNCATED and res.n_llm_calls == 2
+    assert len(reqs) == 3 and res.parsed.status == S.OK and res.n_llm_calls == 3
+    assert [r.params.get("max_tokens") for r in reqs] == [300, 600, 1200]
+    assert [t["step"] for t in res.trace] == ["generate", "retry", "retry"]
+    assert [t.get("max_tokens") for t in res.trace[1:]] == [600, 1200]
+    # the second retry's answer is final whatever it is
+    res, reqs = run_one(mock_client([MID_STRING, MID_STRING, MID_STRING, FULL_TEXT]), max_tokens=300)
+    assert len(reqs) == 3 and res.parsed.status == S.TRUNCATED and res.n_llm_calls == 3
     res, reqs = run_one(mock_client(["{}", ChatResult(error="RuntimeError: gone")]), max_tokens=300)
     assert len(reqs) == 2 and res.completion == "{}" and res.parsed.status == S.INVALID and res.llm_error is None
     assert res.trace[1]["llm_error"] == "RuntimeError: gone" and res.n_llm_calls == 2
@@ -268,19 +275,20 @@ def deterministic_client(cache: LLMCache, good_from: int, bad: str = "{}") -> LL
 @pytest.mark.parametrize("bad", ["no JSON here", "", MID_STRING, "{}", DUPLICATE_TOP])
 def test_an_unparsed_answer_is_not_cached_and_a_rerun_asks_a_fresh_sample(tmp_path, bad):
     cache = LLMCache(tmp_path / "cache")
-    res, reqs = run_one(deterministic_client(cache, good_from=2, bad=bad), max_tokens=300)
+    good = 1 + PARSE_RETRIES  # one run's first answer and its retries are all bad
+    res, reqs = run_one(deterministic_client(cache, good_from=good, bad=bad), max_tokens=300)
     assert res.parsed.status == parse(bad).status and res.parsed.status not in EVIDENCE_USABLE
-    asked = [r.sample_index for r in reqs]  # 0, plus 1 when the status is retried as a new sample
+    asked = [r.sample_index for r in reqs]  # 0, plus 1, 2 when the status is retried as a new sample
     # the rerun is not served the garbage: it asks again, past every sample already rejected
-    client = deterministic_client(cache, good_from=2, bad=bad)
+    client = deterministic_client(cache, good_from=good, bad=bad)
     again, reqs = run_one(client, max_tokens=300)
     assert reqs and reqs[0].sample_index == max(asked) + 1
     assert client.call_log.records[0]["cache_hit"] is False
-    if max(asked) + 1 >= 2:
-        assert again.parsed.status == S.OK and again.trace[0]["sample_index"] == 2
-    else:  # the rerun's sample 1 was bad too: the next rerun moves on to sample 2
-        again, reqs = run_one(deterministic_client(cache, good_from=2, bad=bad), max_tokens=300)
-        assert reqs[0].sample_index == 2 and again.parsed.status == S.OK
+    while again.parsed.status != S.OK:  # each rerun moves on past the samples it was refused
+        before = max(r.sample_index for r in reqs)
+        again, reqs = run_one(deterministic_client(cache, good_from=good, bad=bad), max_tokens=300)
+        assert reqs[0].sample_index == before + 1
+    assert again.trace[0]["sample_index"] == good
     # once parsed, the answer is final: a rerun makes no call
     final, reqs = run_one(deterministic_client(cache, good_from=99), max_tokens=300)
     assert reqs == [] and final.parsed.status == S.OK and final.completion == FULL_TEXT

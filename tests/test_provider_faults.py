@@ -17,7 +17,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers.openai import OpenAICompatProvider
 from anachron.llm.testserver import FaultRates, TestServer
 from anachron.llm.types import ChatRequest, ModelSpec
-from anachron.methods.base import complete_and_parse, generation_request
+from anachron.methods.base import PARSE_RETRIES, complete_and_parse, generation_request
 from anachron.tasks.registry import get_task
 
 pytest.importorskip("openai")
@@ -145,16 +145,17 @@ def test_a_truncated_answer_is_not_cached_as_final_and_the_run_ends_whole(spec, 
         first, _ = run(faulty)
         n_truncated = faulty.stats()["truncated"]
     cut = [c for c in first if c.first_status == "truncated"]
-    assert cut and all(c.retry is not None for c in cut)
+    assert cut and all(c.retries for c in cut)
     cache = LLMCache(tmp_path / "cache")
     for c, text in zip(first, full):
-        if c.parsed.status == "ok":  # whole at once, or its one retry (a larger max_tokens) was
+        if c.parsed.status == "ok":  # whole at once, or one of its retries (a larger max_tokens) was
             assert c.result.text == text
-        else:  # the retry was cut too: the run keeps it as truncated, nothing of it is final
-            assert c.parsed.status == "truncated" and c.retry["parse_status"] == "truncated"
-            assert cache.get(c.retry["cache_key"]).get("final") is False
+        else:  # every retry was cut too: the run keeps it as truncated, nothing of it is final
+            assert c.parsed.status == "truncated" and len(c.retries) == PARSE_RETRIES
+            assert all(r["parse_status"] == "truncated" for r in c.retries)
+            assert all(cache.get(r["cache_key"]).get("final") is False for r in c.retries)
     assert all(cache.get(c.first_key).get("final") is False for c in cut)  # recorded, never served
-    assert n_truncated == len(cut) + sum(c.parsed.status == "truncated" for c in first)
+    assert n_truncated == len(cut) + sum(r["parse_status"] == "truncated" for c in first for r in c.retries)
 
     with TestServer() as again:  # the next run: whole answers are hits, cut ones are asked afresh
         second, log = run(again)

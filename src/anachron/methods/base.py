@@ -4,8 +4,9 @@ A method maps eval instances to one :class:`MethodResult` per instance: the
 final completion, its parse, and a trace of the steps it took.
 
 Every answer a method parses with the output schema goes through :func:`complete_and_parse`,
-which asks once more for an answer whose parse status is in
-:data:`~anachron.store.schema.RETRIED` (docs/methods.md#output):
+which asks again, up to :data:`PARSE_RETRIES` times, for an answer whose parse status is in
+:data:`~anachron.store.schema.RETRIED` (docs/methods.md#output); each retry follows from the
+latest answer:
 
 * ``truncated``: the same request with ``max_tokens`` doubled (the effective limit: the
   request's, else the model's, else the tokens the cut-off answer used), capped at
@@ -15,9 +16,11 @@ which asks once more for an answer whose parse status is in
 * ``invalid``, ``duplicate_keys``: the same request as the next sample (``sample_index + 1``),
   a new cache key and seed, so the cache does not return the same answer.
 
-The retry's answer is final, whatever its status (no loop); only when the retry call itself
-fails (``ChatResult.error``) is the first answer kept. Answers that parse are never asked again,
-so their requests, cache keys and outputs are what they were without retries.
+The last retry's answer is final, whatever its status; when a retry call itself fails
+(``ChatResult.error``) the answer before it is kept and asking stops. Answers that parse are never
+asked again, so their requests, cache keys and outputs are what they were without retries. Two
+retries rather than one: an answer cut off in transit (a proxy or server fault, indistinguishable
+from a model that ran out of tokens) at rate p stays unparsed at rate p³ instead of p².
 
 Across runs (issue 13, "no poisoned calls"): an answer is cached as final only when its parse
 status is in :data:`~anachron.store.schema.EVIDENCE_USABLE` (``invalid_prediction`` included: its
@@ -114,9 +117,12 @@ def parses(task: Task, row: pd.Series) -> Callable[[ChatResult], bool]:
 #: The largest ``max_tokens`` a retry of a truncated answer asks for (a local model: also at most ``n_ctx``).
 RETRY_MAX_TOKENS = 8192
 
+#: How many times :func:`complete_and_parse` asks again for an answer that did not parse.
+PARSE_RETRIES = 2
+
 
 def retry_request(request: ChatRequest, status: str, result: ChatResult, spec: ModelSpec) -> tuple[ChatRequest, dict[str, Any]] | None:
-    """The one retry of an answer with parse ``status`` (module docstring), or None for no retry.
+    """The retry of an answer with parse ``status`` (module docstring), or None for no retry.
 
     Args:
         request: the request that gave the answer.
@@ -151,35 +157,35 @@ class Completed:
     """One answer of :func:`complete_and_parse`: the final result and its parse.
 
     Attributes:
-        result: the final completion (the retry's when there was one whose call succeeded).
+        result: the final completion (the last retry's whose call succeeded, if any).
         parsed: its parse.
         first_key, first_status: cache key and parse status of the first answer.
         first_sample: sample index of the first answer (above the request's own when earlier runs'
             answers at lower indices were rejected; see :meth:`LLMClient.fresh_sample`).
-        retry: a trace step describing the retry (``step`` ``retry``, ``of`` the step retried,
+        retries: one trace step per retry, in order (``step`` ``retry``, ``of`` the step retried,
             ``reason``, the new ``max_tokens`` or ``sample_index``, its ``cache_key``,
-            ``parse_status`` and ``llm_error``); None without one.
+            ``parse_status`` and ``llm_error``); empty without one.
     """
 
     result: ChatResult
     parsed: ParsedOutput
     first_key: str
     first_status: str
-    retry: dict[str, Any] | None = None
+    retries: list[dict[str, Any]] = field(default_factory=list)
     first_sample: int = 0
 
     @property
     def n_calls(self) -> int:
-        """LLM calls made for this answer: 1, or 2 with a retry."""
-        return 1 if self.retry is None else 2
+        """LLM calls made for this answer: 1 plus its retries."""
+        return 1 + len(self.retries)
 
     def steps(self, step: str, **extra: Any) -> list[dict[str, Any]]:
         """Its trace steps: ``{"step": step, "cache_key", "parse_status", **extra}`` of the first
-        answer (plus ``sample_index`` when it is not 0), then the retry step when there was one."""
+        answer (plus ``sample_index`` when it is not 0), then one retry step per retry."""
         first = {"step": step, "cache_key": self.first_key, "parse_status": self.first_status, **extra}
         if self.first_sample:
             first["sample_index"] = self.first_sample
-        return [first] if self.retry is None else [first, self.retry]
+        return [first, *self.retries]
 
 
 def complete_and_parse(
@@ -190,14 +196,14 @@ def complete_and_parse(
     *,
     desc: str,
 ) -> list[Completed]:
-    """Run ``requests``, parse each answer, and ask once more where :func:`retry_request` says so;
-    only answers that parse are cached as final (module docstring).
+    """Run ``requests``, parse each answer, and ask again (up to :data:`PARSE_RETRIES` times) where
+    :func:`retry_request` says so; only answers that parse are cached as final (module docstring).
 
     Args:
         task: the task (its prediction validator is used by the parser).
         rows: instance rows, in the order of ``requests``.
         requests: one request per row (output-schema answers).
-        client: the LLM client (cached, concurrent); retries run as one more concurrent batch.
+        client: the LLM client (cached, concurrent); each round of retries runs as one concurrent batch.
         desc: progress-bar label (``desc + " retry"`` for the retries).
 
     Returns:
@@ -209,26 +215,33 @@ def complete_and_parse(
     for row, req, res in zip(rows, requests, results):
         parsed = parse_result(task, row, res)
         done.append(Completed(res, parsed, res.cache_key, parsed.status, first_sample=req.sample_index))
-    retries = []
-    for i, c in enumerate(done):
-        retry = retry_request(requests[i], c.parsed.status, c.result, client.spec)
-        if retry is not None:
-            req = client.fresh_sample(retry[0])
-            moved = req.sample_index != requests[i].sample_index
-            fields = {**retry[1], "sample_index": req.sample_index} if moved else retry[1]
-            retries.append((i, (req, fields)))
-    if not retries:
-        return done
-    second = client.complete_many(
-        [r[0] for _, r in retries], desc=f"{desc} retry", accept=[parses(task, rows[i]) for i, _ in retries]
-    )
-    for (i, (_, fields)), res in zip(retries, second):
-        first = done[i]
-        parsed = parse_result(task, rows[i], res) if res.ok else first.parsed
-        step = {"step": "retry", "of": requests[i].tag.get("step"), **fields, "cache_key": res.cache_key,
-                "parse_status": parsed.status if res.ok else None, "llm_error": res.error}
-        done[i] = Completed(res if res.ok else first.result, parsed, first.first_key, first.first_status, step,
-                            first.first_sample)
+    latest = list(requests)  # the request behind each instance's current answer
+    open_ = list(range(len(done)))  # instances that may still be asked again
+    for round_ in range(1, PARSE_RETRIES + 1):
+        retries = []
+        for i in open_:
+            c = done[i]
+            retry = retry_request(latest[i], c.parsed.status, c.result, client.spec)
+            if retry is not None:
+                req = client.fresh_sample(retry[0])
+                moved = req.sample_index != latest[i].sample_index
+                fields = {**retry[1], "sample_index": req.sample_index} if moved else retry[1]
+                retries.append((i, req, fields))
+        if not retries:
+            break
+        label = f"{desc} retry" if round_ == 1 else f"{desc} retry {round_}"
+        second = client.complete_many([r for _, r, _ in retries], desc=label, accept=[parses(task, rows[i]) for i, _, _ in retries])
+        open_ = []
+        for (i, req, fields), res in zip(retries, second):
+            prev = done[i]
+            parsed = parse_result(task, rows[i], res) if res.ok else prev.parsed
+            step = {"step": "retry", "of": requests[i].tag.get("step"), **fields, "cache_key": res.cache_key,
+                    "parse_status": parsed.status if res.ok else None, "llm_error": res.error}
+            done[i] = Completed(res if res.ok else prev.result, parsed, prev.first_key, prev.first_status,
+                                [*prev.retries, step], prev.first_sample)
+            if res.ok:
+                latest[i] = req
+                open_.append(i)
     return done
 
 
