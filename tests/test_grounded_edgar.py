@@ -158,3 +158,39 @@ def test_parsers():
     refs = find_fiscal_periods("Q3 FY2020 and fiscal 2019 and the third quarter of 2018")
     assert [(r.kind, r.year, r.quarter, r.fiscal) for r in refs] == [
         ("quarter", 2020, 3, True), ("quarter", 2018, 3, None), ("annual", 2019, None, True)]
+
+
+def test_figure_indexes_follow_their_definition():
+    """The per-family tables, built in one pass over every company, equal the definition applied
+    to each company's rows: the family's concepts in its unit (in filing order), and those filed
+    after their period end, instants only for an instant family, sorted by |value| (stable)."""
+    import numpy as np
+
+    from anachron.verify.layers.edgar import FAMILIES
+
+    early = edgar_row(ORCH, "Orchard Computer Inc.", "NetIncomeLoss", 1.0, "2019-01-01", "2019-12-31", 2019, "FY",
+                      "10-K", "2019-06-01", "O-early")  # filed before its period ends: cover data
+    lower = edgar_row(VERD, "VERDANT GRAPHICS CORP", "EarningsPerShareDiluted", 0.5, "2019-01-28", "2020-01-26", 2020,
+                      "FY", "10-K", "2020-02-20", "V-20-K", unit="usd/shares")
+    facts = pd.concat([_facts(), add_revisions(pd.DataFrame([early, lower]).astype({"fy": "Int64"}))], ignore_index=True)
+    g = EdgarGrounding(facts)
+    n_indexed = 0
+    for cik, rows in g._rows.items():
+        for fam in FAMILIES:
+            unit = "USD/SHARES" if fam.per_share else "USD"
+            fam_rows = rows[rows["concept"].isin(fam.concepts) & (rows["unit"].astype(str).str.upper() == unit)]
+            pd.testing.assert_frame_equal(g._family_rows.get((cik, fam.name), rows.iloc[0:0]), fam_rows)
+            want = fam_rows[fam_rows["filed_d"] > fam_rows["end_d"]]
+            if fam.instant:
+                want = want[want["start_d"].isna()]
+            want = want.iloc[np.argsort(want["val"].abs().to_numpy(dtype=float), kind="stable")]
+            if want.empty:
+                assert (cik, fam.name) not in g._values
+                continue
+            values, frame = g._values[(cik, fam.name)]
+            pd.testing.assert_frame_equal(frame, want)
+            np.testing.assert_array_equal(values, want["val"].abs().to_numpy(dtype=float))
+            n_indexed += len(want)
+    assert n_indexed >= 20 and {(ORCH, "cash"), (VERD, "EPS"), (ORCH, "net income")} <= set(g._values)
+    assert 1.0 not in g._values[(ORCH, "net income")][0]  # the cover-data row
+    assert 0.5 in g._values[(VERD, "EPS")][0]  # a unit written in lower case

@@ -123,3 +123,66 @@ def test_a_call_log_loads_with_its_tags(tmp_path):
     got = con.execute("SELECT model_key, cache_key, prompt_tokens, error, instance_id, step, n_items FROM llm_calls").fetchall()
     assert got == [("m", "k", 3, None, "i0", "generate", None), ("m", "k2", 0, "timeout", None, "plausibility", 2)]
     con.close()
+
+
+def _trace_fixture(tmp_path):
+    """Two searching runs (an erroring call, a NULL ``entity_docs``, an instance without calls, a
+    control split) and one run that never searched, each with long text columns."""
+    calls, runs = [], []
+    for method in ("rag", "rag_unrestricted", "temporal_hint"):
+        for i in range(4):
+            runs.append({"instance_id": f"i{i}", "task": "stock", "method": method, "model": "m",
+                         "split": "control" if i == 3 else "eval", "cutoff_date": "2019-11-30", "parse_status": "ok",
+                         "completion": "x" * 500, "trace": "t" * 500})
+            if method == "temporal_hint" or i == 2:
+                continue
+            for seq in range(i + 1):
+                calls.append({c: None for c in TOOL_CALL_COLUMNS} | {
+                    "task": "stock", "method": method, "model": "m", "instance_id": f"i{i}", "seq": seq,
+                    "query": "q" * 200, "mode": "enforced", "cutoff_date": "2019-11-30",
+                    "returned": '["d1", "d2"]' if seq else "[]", "consumed": '["d1"]',
+                    "after_cutoff": '["d2"]' if (i + seq) % 2 else "[]", "invalid_entities": '["E"]' if seq == 1 else "[]",
+                    "restatements": '["d1"]' if i == 1 else "[]", "query_intent_after_cutoff": seq == 0,
+                    "error": "timeout" if (method, i, seq) == ("rag", 1, 1) else None,
+                    "entity_docs": None if method == "rag_unrestricted" else ('["d1"]' if seq == 1 else "[]"),
+                    "flag_reason": "r" * 200})
+    return pd.DataFrame(calls), pd.DataFrame(runs)
+
+
+def test_trace_scores_equal_those_of_the_whole_tables(tmp_path):
+    """The loader hands the trace metrics only the columns they read (TRACE_INPUT_COLUMNS /
+    TRACE_RUN_COLUMNS) and picks the searching runs in SQL; the table equals what the whole
+    tool_calls and completions frames give."""
+    from anachron.metrics.traces import trace_instance_scores
+
+    calls, run = _trace_fixture(tmp_path)
+    out = tmp_path / "results.duckdb"
+    write_database(out, **{**EMPTY, "completions": [_parquet(tmp_path, "run", run)],
+                           "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]})
+    searched = run.merge(calls[["task", "method", "model"]].drop_duplicates(), on=["task", "method", "model"])
+    want = trace_instance_scores(calls, run=searched)
+    con = connect_readonly(out)
+    got = con.execute("SELECT * FROM trace_scores").df()
+    con.close()
+    assert len(want) == 8 and set(want["method"]) == {"rag", "rag_unrestricted"}
+    assert want["n_errors"].sum() == 1 and want["survivorship"].notna().any()
+    pd.testing.assert_frame_equal(got, want, check_dtype=False)
+
+
+def test_tables_larger_than_the_memory_limit_load_whole(tmp_path):
+    """DuckDB spills to disk past ``memory_limit``: ~50 MB of completions under a 32 MB limit
+    load row for row, in file order, and no spill file is left next to the database."""
+    n = 12_000
+    run = pd.DataFrame({"instance_id": [f"i{k:05d}" for k in range(n)], "task": "stock", "method": "rag",
+                        "model": "m", "split": "eval", "cutoff_date": "2019-11-30", "parse_status": "ok",
+                        "completion": [f"{k:05d}" + "abcdefghij" * 400 for k in range(n)]})
+    paths = [_parquet(tmp_path, f"run{j}", run.iloc[j::2]) for j in range(2)]
+    out = tmp_path / "db" / "results.duckdb"
+    counts = write_database(out, **{**EMPTY, "completions": paths}, memory_limit="32MB")
+    assert counts["completions"] == n
+    con = connect_readonly(out)
+    got = con.execute("SELECT instance_id, length(completion), substr(completion, 1, 5) FROM completions").fetchall()
+    con.close()
+    want = [(i, 4005, i[1:]) for i in [*run["instance_id"].iloc[0::2], *run["instance_id"].iloc[1::2]]]
+    assert got == want
+    assert sorted(p.name for p in out.parent.iterdir()) == ["results.duckdb"]

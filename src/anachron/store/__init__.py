@@ -23,16 +23,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES, Table
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = ["MAIN_TABLE_VIEW", "SCHEMA", "TABLES", "Table", "connect_readonly"]
 
 
 def connect_readonly(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """Open the results database read-only; raise FileNotFoundError with a hint if missing."""
+    import duckdb  # here: every producer imports the schema from this package, few open the database
+
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{p} does not exist; run `snakemake --cores 2` first to build it")

@@ -10,6 +10,13 @@ files in the order given, rows in file order) and casts every column to its decl
 A column that no file has is NULL; a column that the schema does not declare is an error.
 The computed tables (``runs`` from the run metadata JSON, ``trace_scores`` and ``metrics``)
 go through the same declared columns.
+
+Memory: no input table passes through pandas whole. DuckDB streams the Parquet files into the
+database under a memory limit (:data:`MEMORY_LIMIT`, beyond which it writes to disk), and the
+computed tables read back only the columns they need (the instance scores; the flag columns of
+the tool calls; keys and split of the searching runs' completions). On 1,000,000 claims with
+their completions, calls and scores the whole load peaks at about 1 GB
+(benchmarks/bench_load_results.py).
 """
 
 from __future__ import annotations
@@ -31,6 +38,19 @@ from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES
 
 Paths = Sequence[str | os.PathLike[str]]
 
+#: DuckDB's memory limit while the database is built. Without one DuckDB caches up to 80% of
+#: the machine's memory (the 125,000 completions of the 1,000,000-claim benchmark alone took
+#: ~1.1 GB); with it, a large insert writes its finished row groups to the file instead.
+MEMORY_LIMIT = "1GB"
+#: The ``tool_calls`` columns the trace metrics read (:func:`anachron.metrics.traces.call_flags`):
+#: only these leave DuckDB, the long text columns (``query``, ``flag_reason``) stay in it.
+TRACE_INPUT_COLUMNS = (
+    "task", "method", "model", "instance_id", "returned", "after_cutoff", "invalid_entities",
+    "restatements", "query_intent_after_cutoff", "error", "entity_docs",
+)
+#: The ``completions`` columns the trace metrics read (each instance's split; instances without a call).
+TRACE_RUN_COLUMNS = ("task", "method", "model", "instance_id", "split")
+
 
 def read_run_meta(paths: Paths) -> pd.DataFrame:
     """One ``runs`` row per run metadata JSON (written by ``run_method``)."""
@@ -40,6 +60,11 @@ def read_run_meta(paths: Paths) -> pd.DataFrame:
 
 def _sql_str(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
+
+
+def _columns(names: Sequence[str]) -> str:
+    """A SQL select list of quoted column names."""
+    return ", ".join(f'"{c}"' for c in names)
 
 
 def _insert(con: duckdb.DuckDBPyConnection, table: str, source: str, columns: Sequence[str], origin: str) -> None:
@@ -104,6 +129,7 @@ def write_database(
     planted: Paths = (),
     training_log: Paths = (),
     bootstrap: dict | None = None,
+    memory_limit: str = MEMORY_LIMIT,
 ) -> dict[str, int]:
     """Build ``results.duckdb`` from the workflow's Parquet/JSON outputs, atomically.
 
@@ -116,6 +142,9 @@ def write_database(
         training_log: Parquet logs of the train_tempo rule (one per model and task).
         run_meta: run metadata JSON files (one per task/method/model).
         bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
+        memory_limit: DuckDB's ``memory_limit`` while it builds the database (a size such as
+            ``"1GB"``); DuckDB keeps an insert's rows in memory up to this size and writes the rest
+            to disk, so it bounds what the large tables cost (:data:`MEMORY_LIMIT`).
 
     Returns:
         Row counts per table (every table of :data:`~anachron.store.schema.TABLES`).
@@ -139,7 +168,7 @@ def write_database(
     }
     with atomic_path(path) as tmp:
         tmp.unlink()  # duckdb creates the file itself
-        con = duckdb.connect(str(tmp))
+        con = duckdb.connect(str(tmp), config={"memory_limit": memory_limit})
         try:
             for name in TABLES:
                 con.execute(SCHEMA[name].create_sql())
@@ -147,10 +176,12 @@ def write_database(
                 load_parquet(con, name, paths)
             load_frame(con, "runs", read_run_meta(run_meta))
             load_frame(con, "metrics", aggregate(con.table("instance_scores").df(), **boot))
-            calls = con.table("tool_calls").df()
+            calls = con.execute(f"SELECT {_columns(TRACE_INPUT_COLUMNS)} FROM tool_calls").df()
             if len(calls):
-                runs = con.table("completions").df()
-                searched = runs.merge(calls[["task", "method", "model"]].drop_duplicates(), on=["task", "method", "model"])
+                searched = con.execute(
+                    f"SELECT {_columns(TRACE_RUN_COLUMNS)} FROM completions "
+                    "WHERE (task, method, model) IN (SELECT DISTINCT task, method, model FROM tool_calls)"
+                ).df()
                 traces = trace_instance_scores(calls, run=searched)
                 load_frame(con, "trace_scores", traces)
                 load_frame(con, "metrics", aggregate_traces(traces, **boot))

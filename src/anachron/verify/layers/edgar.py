@@ -49,6 +49,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from anachron.names import has_symbol, has_word
 from anachron.verify.dates import find_periods
 from anachron.verify.layers.figures import StatedValue, parse_values
 from anachron.verify.layers.grounded import GroundedVerdict, instance_cutoff, names_date_after
@@ -352,6 +353,8 @@ class EdgarGrounding:
         self._last_filed: dict[int, dt.date] = {}
         #: (cik, family) -> (absolute values ascending, the rows in that order)
         self._values: dict[tuple[int, str], tuple[np.ndarray, pd.DataFrame]] = {}
+        #: (cik, family) -> the company's rows of the family's concepts in its unit, in ``_rows`` order
+        self._family_rows: dict[tuple[int, str], pd.DataFrame] = {}
         for cik, g in df.groupby("cik", sort=True):
             cik = int(cik)
             name = str(g["entity_name"].iloc[-1])
@@ -367,8 +370,7 @@ class EdgarGrounding:
             rows["filed_date"] = rows["filed_d"].dt.date
             self._rows[cik] = rows.sort_values(["filed_d", "accn"], kind="stable")
             self._last_filed[cik] = g["filed_d"].max().date()
-            for fam in FAMILIES:
-                self._index_values(cik, fam, self._rows[cik])
+        self._index_families()
         self._aliases: dict[str, int] = {}
         for alias, target in {**DEFAULT_ALIASES, **dict(aliases or {})}.items():
             cik = self._resolve(target)
@@ -377,19 +379,27 @@ class EdgarGrounding:
 
     # -- building -------------------------------------------------------------
 
-    def _index_values(self, cik: int, fam: Family, rows: pd.DataFrame) -> None:
-        """Index the company's figures of ``fam`` by absolute value (every period and duration, in
-        the family's unit; a row filed on or before its own period end, cover data, is left out)."""
-        unit = "USD/SHARES" if fam.per_share else "USD"
-        sel = rows[rows["concept"].isin(fam.concepts) & (rows["unit"].astype(str).str.upper() == unit)]
-        sel = sel[sel["filed_d"] > sel["end_d"]]
-        if fam.instant:
-            sel = sel[sel["start_d"].isna()]
-        if sel.empty:
+    def _index_families(self) -> None:
+        """Per company and family: its rows of the family's concepts in the family's unit
+        (``_family_rows``, which :meth:`_rows_for` narrows to a period), and those figures indexed
+        by absolute value (``_values``: every period and duration; a row filed on or before its own
+        period end, cover data, is left out). One pass per family over every company's rows, so
+        the cost does not grow with a fixed price per company."""
+        if not self._rows:
             return
-        order = np.argsort(sel["val"].abs().to_numpy(dtype=float), kind="stable")
-        sel = sel.iloc[order]
-        self._values[(cik, fam.name)] = (sel["val"].abs().to_numpy(dtype=float), sel)
+        rows = pd.concat(list(self._rows.values()))
+        unit = rows["unit"].astype(str).str.upper()
+        after = rows["filed_d"] > rows["end_d"]
+        no_start = rows["start_d"].isna()
+        for fam in FAMILIES:
+            in_family = rows["concept"].isin(fam.concepts) & (unit == ("USD/SHARES" if fam.per_share else "USD"))
+            for cik, sel in rows[in_family].groupby("cik", sort=False):
+                self._family_rows[(int(cik), fam.name)] = sel
+            indexed = rows[in_family & after & (no_start if fam.instant else True)]
+            # by |val|, stably (ties keep filing order); grouping keeps that order within each company
+            indexed = indexed.iloc[np.argsort(indexed["val"].abs().to_numpy(dtype=float), kind="stable")]
+            for cik, sel in indexed.groupby("cik", sort=False):
+                self._values[(int(cik), fam.name)] = (sel["val"].abs().to_numpy(dtype=float), sel)
 
     @staticmethod
     def _fiscal_year_ends(g: pd.DataFrame) -> dict[int, dt.date]:
@@ -453,8 +463,8 @@ class EdgarGrounding:
 
         def hit(alias: str) -> bool:
             if alias.isupper() and len(alias) >= 2:
-                return re.search(rf"(?<![A-Za-z0-9]){re.escape(alias)}(?![A-Za-z0-9])", fact) is not None
-            return re.search(rf"\b{re.escape(alias)}\b", fact, re.I) is not None
+                return has_symbol(fact, alias)
+            return has_word(fact, alias, ignore_case=True)
 
         aliases = dict(self._aliases)
         inst = instance or {}
@@ -462,7 +472,11 @@ class EdgarGrounding:
             cik = self._keys.get(_first_word(str(n)))
             if cik is not None and t:
                 aliases.setdefault(str(t), cik)
+        # the keys are lower-case words: an ASCII key absent from an ASCII fact's lower case cannot hit
+        low = fact.lower() if fact.isascii() else None
         for key, cik in self._keys.items():
+            if low is not None and key.isascii() and key.lower() not in low:
+                continue
             if hit(key) and cik not in found:
                 found.append(cik)
         for alias, cik in aliases.items():
@@ -521,11 +535,7 @@ class EdgarGrounding:
         rows = self._rows.get(cik)
         if rows is None or rows.empty:
             return pd.DataFrame()
-        sel = rows[rows["concept"].isin(fam.concepts)]
-        if fam.per_share:
-            sel = sel[sel["unit"].astype(str).str.upper() == "USD/SHARES"]
-        else:
-            sel = sel[sel["unit"].astype(str).str.upper() == "USD"]
+        sel = self._family_rows.get((cik, fam.name), rows.iloc[0:0])
         lo, hi = cand.end - END_SLACK, cand.end + END_SLACK
         sel = sel[(sel["end_date"] >= lo) & (sel["end_date"] <= hi)]
         if fam.instant:
