@@ -78,15 +78,19 @@ def prepare(workdir: Path, source: Path) -> None:
             shutil.copytree(src, workdir / rel, copy_function=shutil.copy2)
 
 
-def run_workflow(workdir: Path, config: Path, server: TestServer, cache: Path, cores: int) -> dict:
-    """One timed ``snakemake`` run of the temporal_hint targets against ``server``."""
+def run_workflow(workdir: Path, config: Path, server: TestServer, cache: Path, cores: int, *, rerun: bool = False) -> dict:
+    """One timed ``snakemake`` run of the temporal_hint targets against ``server``: from scratch (a
+    fresh cache), or with ``rerun`` a forced re-run of the same runs on the same cache (answers that
+    did not parse are asked again with a fresh sample; everything else comes from the cache)."""
     targets = [f"results/runs/{t}/temporal_hint/bench.parquet" for t in TASKS]
-    shutil.rmtree(workdir / "results" / "runs", ignore_errors=True)
-    shutil.rmtree(cache, ignore_errors=True)
+    if not rerun:
+        shutil.rmtree(workdir / "results" / "runs", ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
     env = {**os.environ, BASE_ENV: server.base_url, KEY_ENV: "bench"}
     cmd = [SNAKEMAKE, *targets, "--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(REPO / "config" / "config.yaml"), str(config),
-           "--config", f"cache_dir={cache}", "--cores", str(cores), "--quiet", "all"]
+           "--config", f"cache_dir={cache}", "--cores", str(cores), *(["--forcerun", "run_method"] if rerun else []),
+           "--quiet", "all"]
     before = server.stats()
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -102,6 +106,7 @@ def run_workflow(workdir: Path, config: Path, server: TestServer, cache: Path, c
         "instances": len(runs),
         "uncached_calls": sum(m["n_uncached_calls"] for m in metas),
         "failed_calls": sum(m.get("n_failed_calls", 0) for m in metas),
+        "unparsed": int((runs["parse_status"] != "ok").sum()),
         "runs": runs,
         "faults": {k: after.get(k, 0) - before.get(k, 0) for k in after if k not in ("requests", "ok")},
     }
@@ -184,14 +189,22 @@ def main(argv: list[str] | None = None) -> int:
             report["inspect_ai"] = {**ins, "ratio_to_ideal": ins["wall_s"] / ideal,
                                     "anachron_over_inspect": clean["wall_s"] / ins["wall_s"]}
     if args.faults:
+        def same(run: dict) -> int:
+            a = clean["runs"][SAME].sort_values("instance_id").reset_index(drop=True)
+            b = run["runs"][SAME].sort_values("instance_id").reset_index(drop=True)
+            return int((a == b).all(axis=1).sum()) if len(a) == len(b) else 0
+
         with TestServer(latency_s=args.latency, faults=FAULTS, seed=1) as server:
             faulty = run_workflow(workdir, config, server, workdir / "cache-faults", args.cores)
-        a = clean["runs"][SAME].sort_values("instance_id").reset_index(drop=True)
-        b = faulty["runs"][SAME].sort_values("instance_id").reset_index(drop=True)
+            # answers cut off three times in a row (5 % each) stay unparsed; a re-run asks them again
+            again = run_workflow(workdir, config, server, workdir / "cache-faults", args.cores, rerun=True)
         report["faults"] = {
             "wall_s": faulty["wall_s"], "requests": faulty["requests"], "injected": faulty["faults"],
             "extra_requests": faulty["requests"] - clean["requests"], "instances": faulty["instances"],
-            "failed_calls": faulty["failed_calls"], "results_equal": bool(a.equals(b)),
+            "failed_calls": faulty["failed_calls"], "unparsed": faulty["unparsed"],
+            "instances_equal_to_fault_free": same(faulty),
+            "rerun": {"wall_s": again["wall_s"], "requests": again["requests"], "unparsed": again["unparsed"],
+                      "instances_equal_to_fault_free": same(again)},
         }
 
     print(json.dumps(report, indent=2))

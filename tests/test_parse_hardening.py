@@ -252,12 +252,14 @@ def test_retries_stop_after_two_and_a_failed_retry_call_keeps_the_answer_before(
 def test_the_retry_gets_its_own_cache_entry(tmp_path):
     cache = LLMCache(tmp_path / "cache")
     first, _ = run_one(mock_client(["{}", FULL_TEXT], cache), max_tokens=300)
-    # a rerun is served from the cache: the invalid first answer is not final, so the rerun starts at
-    # the retry's sample, whose parsed answer is a hit
-    again, reqs = run_one(mock_client(["never asked"], cache), max_tokens=300)
+    # a rerun replays the chain from the cache: the invalid first answer (not final, but marked for
+    # replay since its retry parsed) and the retry's parsed answer are both hits; nothing is asked
+    assert cache.get(first.trace[0]["cache_key"]) | {} == {**cache.get(first.trace[0]["cache_key"]), "replay": True}
+    client = mock_client(["never asked"], cache)
+    again, reqs = run_one(client, max_tokens=300)
     assert reqs == [] and again.parsed.status == S.OK and again.completion == first.completion
-    assert again.trace == [{"step": "generate", "cache_key": first.trace[1]["cache_key"], "parse_status": S.OK,
-                            "sample_index": 1}]
+    assert again.trace == first.trace and again.n_llm_calls == first.n_llm_calls == 2
+    assert [r["cache_hit"] for r in client.call_log.records] == [True, True]
 
 
 # --------------------------------------------------------------------------- no poisoned cache entries

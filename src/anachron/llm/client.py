@@ -103,6 +103,11 @@ class CallLog:
         return df[CALL_LOG_COLUMNS + extra]
 
 
+def _servable(record: dict[str, Any]) -> bool:
+    """Whether a cache record is served as a hit: a final answer, or a rejected one marked for replay."""
+    return record.get("final", True) is not False or bool(record.get("replay"))
+
+
 def _run_sync(coro_factory: Any) -> Any:
     """``asyncio.run(coro_factory())``, or in a helper thread when a loop already runs here."""
     try:
@@ -218,17 +223,33 @@ class LLMClient:
         answer (one stored with ``"final": false`` by :meth:`complete`), so that asking again after a
         rejected answer gets a new key and seed instead of the same answer from a deterministic server.
 
-        Returns ``request`` itself when its own entry is absent or final, or without a cache.
+        A rejected answer marked ``"replay": true`` (see :meth:`mark_replay`) is not passed over: the
+        caller's retries led from it to an accepted answer, so a re-run replays that chain from the cache.
+
+        Returns ``request`` itself when its own entry is absent, final or to be replayed, or without a cache.
         """
         if self.cache is None:
             return request
         index = request.sample_index
         while True:
             record = self.cache.get(self.key_for(request.model_copy(update={"sample_index": index})))
-            if record is None or record.get("final", True) is not False:
+            if record is None or _servable(record):
                 break
             index += 1
         return request if index == request.sample_index else request.model_copy(update={"sample_index": index})
+
+    def mark_replay(self, keys: Iterable[str]) -> None:
+        """Mark the rejected answers stored under ``keys`` (``"final": false``) to be served again as
+        hits, rejected as they are, because the caller's retries went on from them to an accepted
+        answer: a re-run then replays the same chain from the cache (same answers, same trace, no
+        call) instead of asking for a fresh sample. Keys without an entry, or with a final one, are
+        left alone. No-op without a cache."""
+        if self.cache is None:
+            return
+        for key in keys:
+            record = self.cache.get(key)
+            if record is not None and record.get("final", True) is False and not record.get("replay"):
+                self.cache.put(key, {**record, "replay": True})
 
     async def complete(
         self, request: ChatRequest, *, accept: Callable[[ChatResult], bool] | None = None
@@ -239,8 +260,9 @@ class LLMClient:
             request: the call.
             accept: judges an answer (``error is None``): a cached entry it rejects is a miss, and a
                 new answer it rejects is stored with ``"final": false`` (durable and visible to
-                :meth:`fresh_sample`, never served as a hit) instead of as a final entry. ``None``
-                accepts every answer. Entries stored ``"final": false`` are misses either way.
+                :meth:`fresh_sample`, not served as a hit) instead of as a final entry. ``None``
+                accepts every answer. Entries stored ``"final": false`` are misses either way,
+                unless :meth:`mark_replay` marked them: those are served as hits whatever ``accept`` says.
 
         Returns a :class:`ChatResult` with ``cache_key`` set; failures come back as
         ``error`` (never raised), except ``ConfigError`` and ``ValueError`` for an unknown
@@ -252,9 +274,9 @@ class LLMClient:
         sem, inflight = self._state()
 
         record = self.cache.get(key) if self.cache is not None else None
-        if record is not None and record.get("final", True) is not False:
+        if record is not None and _servable(record):
             result = self._hit(record, key, t0)
-            if accept is None or accept(result):
+            if accept is None or record.get("replay") or accept(result):
                 self.call_log.record(self.spec, request, result, started_at)
                 return result
 

@@ -28,7 +28,10 @@ evidence and reasoning are scored and it is not retried within a run either). An
 (``truncated``, ``invalid``, ``duplicate_keys``, ``not_json``, ``empty``) is stored marked not final:
 the run uses it, a re-run asks again, and :meth:`~anachron.llm.client.LLMClient.fresh_sample` moves
 that request past the sample indices whose answers were rejected, so a deterministic server is
-asked for a new sample (new key and seed) rather than the same answer. The output row
+asked for a new sample (new key and seed) rather than the same answer. When a retry did get an
+accepted answer, the rejected answers before it are marked for replay
+(:meth:`~anachron.llm.client.LLMClient.mark_replay`): a re-run then goes through the same chain from
+the cache, with the same answers and trace and no call. The output row
 layout (:data:`~anachron.store.schema.RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
 holds.
 """
@@ -242,6 +245,11 @@ def complete_and_parse(
             if res.ok:
                 latest[i] = req
                 open_.append(i)
+    # a chain that ended in an accepted answer is replayed as it is by a re-run (no call, same answer)
+    client.mark_replay(
+        key for c in done if c.retries and c.parsed.status in EVIDENCE_USABLE
+        for key in [c.first_key, *(r["cache_key"] for r in c.retries[:-1])]
+    )
     return done
 
 
