@@ -43,7 +43,8 @@ rule train_tempo:
         model_config=lambda wildcards: config["models"][wildcards.model],
         layers=[x for x in config["verify"]["layers"] if x != "llm"],
         leak_on_same_day=config["leak_on_same_day"],
-    threads: workflow.cores
+    # every core of the run; a callable, read when the job runs, so `snakemake --report` needs no --cores
+    threads: lambda wildcards: workflow.cores
     conda:
         "../../environment.yml"
     log:
