@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.set_defaults(func=_cmd_query)
 
     s = sub.add_parser("show", help="one instance of a run as a case study; without arguments, the runs to choose from",
-                       description="Show one instance of a run as a case study (claims, verdicts, reasoning, "
+                       description="Show one instance of a run as a case study (claims, verdicts, reasoning,\n"
                        "retrieval and supervisor steps), or list the runs.",
                        epilog=SHOW_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("run", nargs="?", metavar="TASK/METHOD/MODEL", help="the run, e.g. stock/rag/smollm2; omit to list runs")
