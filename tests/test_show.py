@@ -176,7 +176,7 @@ def test_supervised_steps_show(db, capsys):
     names = [ln.split(".", 1)[1].split(":")[0].strip() for ln in steps.splitlines() if ln[:5].strip().rstrip(".").isdigit()]
     assert names == ["generate", "supervise", "regenerate", "resupervise", "aggregate"]
     assert _line(steps, "beat estimates").lstrip().startswith("[FLAGGED]")
-    assert "undated: category A4: the outcome or its consequence" in steps
+    assert "not dated (taxonomy): category A4: the outcome or its consequence" in steps
     assert "dated 2018-03-01 by search (cached): cached" in steps
     assert "n_avoided 1" in steps and "cache_key" not in steps
     assert "LLM calls (2; 2000 prompt + 400 completion tokens; cache hits 0; 3.0 s):" in out
@@ -193,6 +193,7 @@ def test_list_without_arguments(db, capsys):
     assert _line(out, "stock/rag_unrestricted/m1 ").split() == ["stock/rag_unrestricted/m1", "4", "2", "100%", "0.250", "4"]
     assert _line(out, "legal/timespec/m1 ").split() == ["legal/timespec/m1", "4", "2", "100%", "0.000", "0"]
     assert "anachron show stock/temporal_hint/m2 " in out and "anachron summary" in out
+    assert max(len(ln) for ln in out.splitlines()) <= WIDTH
     doc = json.loads(_show(capsys, "--db", str(db), "--format", "json")[1])
     assert len(doc["runs"]) == 8 and doc["missing"] == []
     run = next(r for r in doc["runs"] if (r["task"], r["method"], r["model"]) == ("stock", "rag", "m1"))

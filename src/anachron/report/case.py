@@ -248,10 +248,11 @@ def runs_text(listing: dict[str, Any], db: str) -> str:
     lines += [fmt.format(*row) for row in body]
     best = max(runs, key=lambda r: (r["n_with_leak"] or 0, r["mean_olr"] or 0.0))
     spec = _spec((best["task"], best["method"], best["model"]))
-    lines += ["", "Show one instance as a case study:",
-              f"  anachron show {spec}                # its instance with the most leaked claims",
-              f"  anachron show {spec} INSTANCE_ID    # a given instance",
-              f"  anachron show {spec} --format json  # the same as JSON",
+    examples = ((f"anachron show {spec}", "its most leaked instance"),
+                (f"anachron show {spec} INSTANCE_ID", "a given instance"),
+                (f"anachron show {spec} --format json", "as JSON"))
+    w = max(len(c) for c, _ in examples)
+    lines += ["", "Show one instance as a case study:", *(f"  {c:<{w}}  # {what}" for c, what in examples),
               "Main table and flagged search calls: anachron summary"]
     return "\n".join(lines) + "\n" + _missing_text(listing["missing"])
 
@@ -476,7 +477,7 @@ def _step_line(k: int, s: dict[str, Any]) -> list[str]:
     for c in s.get("claims") or []:
         mark = "[FLAGGED]" if c.get("flagged") else "[kept]"
         cached = " (cached)" if c.get("cached") else ""
-        date = f"dated {c['effective_date']} by {c.get('how')}" if c.get("effective_date") else "undated"
+        date = f"dated {c['effective_date']} by {c.get('how')}" if c.get("effective_date") else f"not dated ({c.get('how')})"
         lines += _wrap(f"{c.get('source', '')} {c.get('category') or ''}: {c.get('text')}", " " * 17, f"      {mark:<11}")
         lines += _wrap(f"{date}{cached}: {c.get('reason')}", " " * 17)
     return lines
