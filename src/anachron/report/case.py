@@ -278,9 +278,9 @@ def case_study(con: Any, task: str, method: str, model: str, instance_id: str | 
         A dict with ``run``, ``instance`` (id, split, cutoff, inputs, label), ``chosen_by``,
         ``scores``, ``completion`` (parse status, prediction, raw answer), ``claims`` (each with
         ``mark``), ``reasoning`` (sentences with resolved ``cites``), ``retrieval`` (None for a method
-        that does not search; ``available`` False without a ``tool_calls`` table), ``steps`` (the method's trace), ``supervised``, ``llm_calls``
-        (calls and totals), ``other_instances`` and ``missing`` (tables / columns the database
-        lacks). Dates are ISO strings; absent values None.
+        that does not search; ``available`` False without a ``tool_calls`` table), ``steps`` (the
+        method's trace), ``supervised``, ``llm_calls`` (calls and totals), ``other_instances`` and
+        ``missing`` (tables / columns the database lacks). Dates are ISO strings; absent values None.
 
     Raises:
         CaseError: the run, or the instance in the run, is not in the database.
