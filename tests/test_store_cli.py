@@ -77,10 +77,10 @@ def test_cli_query_is_read_only(db, capsys):
     assert "read-only" in capsys.readouterr().err.lower()
 
 
-def test_cli_show_and_missing_db(db, tmp_path, capsys):
-    assert main(["show", "--db", str(db)]) == 0
+def test_cli_summary_and_missing_db(db, tmp_path, capsys):
+    assert main(["summary", "--db", str(db)]) == 0
     assert "temporal_hint" in capsys.readouterr().out
-    assert main(["show", "--db", str(tmp_path / "nope.duckdb")]) == 1
+    assert main(["summary", "--db", str(tmp_path / "nope.duckdb")]) == 1
     assert "snakemake" in capsys.readouterr().err
 
 
@@ -89,11 +89,11 @@ def test_cli_help(capsys):
         main(["--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    assert "query" in out and "show" in out and "results.duckdb" in out
+    assert "query" in out and "show" in out and "summary" in out and "results.duckdb" in out
 
 
-def test_show_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsys):
-    """Flag reasons are stored in ``tool_calls`` and listed by ``anachron show``; undefined rates are NULL."""
+def test_summary_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsys):
+    """Flag reasons are stored in ``tool_calls`` and listed by ``anachron summary``; undefined rates are NULL."""
     from anachron.metrics.traces import score_call
     from anachron.retrieval.search import SearchHit, validity_index
 
@@ -127,11 +127,11 @@ def test_show_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsys):
     assert metrics["survivorship"] == (1.0, 1)  # only i1 returned an entity the validity table knows
     assert reasons["i2"] is None
     assert reasons["i1"] == "entity ticker:OLD (doc d3) no longer valid at 2021-06-01 (removed 2021-06-01)"
-    assert main(["show", "--db", str(out)]) == 0
+    assert main(["summary", "--db", str(out)]) == 0
     text = capsys.readouterr().out
     assert "Flagged tool calls: 2 of 3" in text
     assert "stock/rag/m i0 #0: restatement d2 dated 2021-09-17 > 2021-06-01 revises d1" in text
-    assert main(["show", "--db", str(out), "--format", "csv"]) == 0
+    assert main(["summary", "--db", str(out), "--format", "csv"]) == 0
     assert "Flagged" not in capsys.readouterr().out  # machine-readable formats print the table only
 
 
