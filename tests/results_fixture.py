@@ -9,7 +9,8 @@ returns the frames of one fixed scenario whose numbers are easy to check by hand
   ``stock`` only; methods ``temporal_hint``, ``rag``, ``rag_unrestricted`` (stock), ``timespec``;
 * every run has 4 ``eval`` instances and 2 ``control`` instances; instance OLRs, Perf and Cov
   are given per run in :data:`RUN_SCORES` (the mean of a run is the number to assert);
-* claims: instance ``i`` of a run has ``n_claims`` claims, ``n_leaked`` of them leaked, the rest
+* claims: instance ``i`` of a run has :data:`N_CLAIMS` evidence claims (``evidence_id`` 1-4; the
+  reasoning cites the first Cov x 4 of them as ``[k]``), ``n_leaked`` of them leaked, the rest
   clean except one undated claim on instance 0 of every ``temporal_hint`` run;
 * LLM calls: one per instance (two for ``timespec``: a draft and a supervisor step), 1,000 prompt and
   200 completion tokens each, 1.5 s; the ``control`` calls of ``m1`` are cache hits;
@@ -98,28 +99,30 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
                 leaked = c < n_leaked
                 verdict = "leaked" if leaked else ("undated" if undated and c == N_CLAIMS - 1 else "clean")
                 date = "2021-03-01" if leaked else (None if verdict == "undated" else "2019-06-01")
-                fact = f"{task} fact {c} of instance {i}" + (" (reported after the cutoff)" if leaked else "")
+                fact = f"{task} fact {c + 1} of instance {i}" + (" (reported after the cutoff)" if leaked else "")
                 evidence.append({"fact": fact, "source_date": date})
-                claims.append({**key, "instance_id": iid, "claim_id": f"{iid}:e{c}", "source": "evidence",
-                               "evidence_id": c, "fact": fact, "declared_date_raw": date, "declared_date": date,
+                claims.append({**key, "instance_id": iid, "claim_id": f"{iid}:e{c + 1}", "source": "evidence",
+                               "evidence_id": c + 1, "fact": fact, "declared_date_raw": date, "declared_date": date,
                                "date_status": "dated" if date else "undated", "effective_date": date,
                                "cutoff_date": cutoff, "leaked": leaked, "verdict": verdict,
                                "layer": "rules" if leaked else None,
                                "reason": f"dated {date}, after the cutoff {cutoff}" if leaked else None,
                                "cited": c < round(cov * N_CLAIMS), "declared_only": False})
             n_undated = int(undated)
+            n_cited = round(cov * N_CLAIMS)
+            reasoning = "Because " + " ".join(f"[{c + 1}]" for c in range(n_cited)) + f", answer {i % 2}."
             strict = (n_leaked + n_undated) / N_CLAIMS
             scores.append({**key, "split": split, "instance_id": iid, "parse_status": "ok", "parsed": True,
                            "n_claims": N_CLAIMS, "n_leaked": n_leaked, "n_undated": n_undated, "n_ambiguous": 0,
                            "n_declared_only": 0, "n_reasoning_claims": 0, "n_reasoning_leaked": 0, "olr": olr,
                            "olr_strict": strict, "perf": perf, "n_evidence": N_CLAIMS,
-                           "n_cited": round(cov * N_CLAIMS), "cov": cov})
+                           "n_cited": n_cited, "cov": cov})
             trace = [{"step": s} for s in steps]
             completions.append({"instance_id": iid, **key, "split": split, "cutoff_date": cutoff,
-                                "completion": json.dumps({"evidence": evidence, "reasoning": f"Because [1], answer {i % 2}.",
+                                "completion": json.dumps({"evidence": evidence, "reasoning": reasoning,
                                                           "prediction": i % 2}),
                                 "finish_reason": "stop", "parse_status": "ok", "evidence": json.dumps(evidence),
-                                "n_evidence_dropped": 0, "reasoning": f"Because [1], answer {i % 2}.",
+                                "n_evidence_dropped": 0, "reasoning": reasoning,
                                 "prediction": json.dumps(i % 2), "n_llm_calls": len(steps), "trace": json.dumps(trace)})
             for s in steps:
                 calls.append({"task": task, "method": method, "model_key": model, "call_id": f"{model}:{method}:{iid}:{s}",

@@ -32,7 +32,7 @@ def _frames() -> dict:
     f = scenario()
     claims, comps, scores = f["claims"], f["completions"], f["instance_scores"]
     ru = {"task": "stock", "method": "rag_unrestricted", "model": "m1"}
-    base = claims.loc[_row_of(claims, **ru, claim_id="stock-2:e0")].to_dict()
+    base = claims.loc[_row_of(claims, **ru, claim_id="stock-2:e1")].to_dict()
     extra = [
         {**base, "claim_id": "stock-2:r1", "source": "reasoning", "evidence_id": None,
          "fact": "Sales jumped in March 2021", "declared_date_raw": None, "declared_date": None,
@@ -44,13 +44,13 @@ def _frames() -> dict:
          "layer": "rules", "reason": "the period straddles the cutoff", "cited": False},
     ]
     rag = {"task": "stock", "method": "rag", "model": "m1"}
-    rbase = claims.loc[_row_of(claims, **rag, claim_id="stock-0:e0")].to_dict()
+    rbase = claims.loc[_row_of(claims, **rag, claim_id="stock-0:e1")].to_dict()
     extra.append({**rbase, "claim_id": "stock-0:r1", "source": "reasoning", "evidence_id": None,
                   "fact": "Orders doubled in 2022", "leaked": True, "verdict": "leaked", "layer": "rules",
                   "reason": "dated from the text (mentions year '2022')", "effective_date": "2022-01-01"})
     f["claims"] = pd.concat([claims, pd.DataFrame(extra)], ignore_index=True)
     comps.loc[_row_of(comps, **ru, instance_id="stock-2"), "reasoning"] = (
-        "Because [1], answer 0. Sales jumped in March 2021 [0]. Margins held through late 2019 or 2020 [9].")
+        "Because [2], answer 0. Sales jumped in March 2021 [1]. Margins held through late 2019 or 2020 [9].")
     i = _row_of(scores, **ru, instance_id="stock-2")
     scores.loc[i, ["n_reasoning_claims", "n_reasoning_leaked"]] = [2, 1]
     i = _row_of(scores, **rag, instance_id="stock-0")
@@ -96,10 +96,10 @@ def test_leaked_claims_are_marked_on_their_lines(db, capsys):
     rc, out, _ = _show(capsys, "stock/temporal_hint/m1", "stock-0", "--db", str(db))
     assert rc == 0
     claims = out.split("Claims (")[1].split("Reasoning (")[0]
-    for k in (0, 1):
+    for k in (1, 2):
         assert _line(claims, f"stock fact {k} of instance 0").lstrip().startswith("[LEAKED]")
-    assert _line(claims, "stock fact 2 of instance 0").lstrip().startswith("[ok]")
-    assert _line(claims, "stock fact 3 of instance 0").lstrip().startswith("[UNDATED]")
+    assert _line(claims, "stock fact 3 of instance 0").lstrip().startswith("[ok]")
+    assert _line(claims, "stock fact 4 of instance 0").lstrip().startswith("[UNDATED]")
     assert "Cutoff date: 2020-01-01" in out
     assert "declared 2021-03-01 (dated); effective 2021-03-01; cutoff 2020-01-01" in out
     assert "leaked by the rules layer: dated 2021-03-01, after the cutoff 2020-01-01" in out
@@ -129,8 +129,8 @@ def test_default_instance_is_the_most_leaked(db, tmp_path, capsys):
 def test_reasoning_citations_are_resolved(db, capsys):
     out = _show(capsys, "stock/rag_unrestricted/m1", "stock-2", "--db", str(db))[1]
     reasoning = out.split("Reasoning (")[1].split("Retrieval trace")[0]
+    assert "[2] -> [LEAKED] stock fact 2 of instance 2 (reported after the cutoff)" in reasoning
     assert "[1] -> [LEAKED] stock fact 1 of instance 2 (reported after the cutoff)" in reasoning
-    assert "[0] -> [LEAKED] stock fact 0 of instance 2 (reported after the cutoff)" in reasoning
     assert "[9] -> no evidence item with this id" in reasoning
     assert _line(reasoning, "Sales jumped").lstrip().startswith("[LEAKED]")  # the reasoning claim's verdict
     assert _line(reasoning, "Margins held").lstrip().startswith("[AMBIGUOUS]")
@@ -146,10 +146,10 @@ def test_json_has_claims_with_verdicts_and_dates(db, capsys):
     assert doc["run"]["model_id"] == "mock/m1" and doc["instance"]["cutoff_date"] == "2020-01-01"
     assert doc["instance"]["label"] == {"answer": 0} and doc["completion"]["prediction"] == 0
     by_fact = {c["fact"]: c for c in doc["claims"]}
-    leaked = by_fact["stock fact 0 of instance 0 (reported after the cutoff)"]
+    leaked = by_fact["stock fact 1 of instance 0 (reported after the cutoff)"]
     assert (leaked["verdict"], leaked["mark"], leaked["layer"]) == ("leaked", "[LEAKED]", "rules")
     assert (leaked["declared_date_raw"], leaked["declared_date"], leaked["effective_date"]) == ("2021-03-01",) * 3
-    undated = by_fact["stock fact 3 of instance 0"]
+    undated = by_fact["stock fact 4 of instance 0"]
     assert undated["verdict"] == "undated" and undated["declared_date"] is None
     assert [c["verdict"] for c in doc["claims"]].count("leaked") == 2
     assert doc["scores"]["olr"] == 0.5 and doc["scores"]["olr_strict"] == 0.75
@@ -236,7 +236,7 @@ def test_older_database_names_what_is_missing(tmp_path, capsys):
     assert "table tool_calls (the retrieval trace)" in flat and "table claims (verdicts)" in flat
     assert "Rebuild it from the run outputs with this version: snakemake --forcerun load_results\n" in out
     # the evidence items of the completion stand in for the claims, without verdicts
-    assert _line(out.split("Reasoning (")[0], "stock fact 0 of instance 2").lstrip().startswith("[?]")
+    assert _line(out.split("Reasoning (")[0], "stock fact 1 of instance 2").lstrip().startswith("[?]")
     assert "Perf 0.700   OLR 0.500" in out and "Retrieval trace: not in this database (table tool_calls)" in out
     out = " ".join(_show(capsys, "stock/temporal_hint/m1", "--db", str(db))[1].split())
     assert "table claims (verdicts)" in out and "tool_calls" not in out  # temporal_hint does not search
