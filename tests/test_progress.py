@@ -98,9 +98,9 @@ def test_lines_are_throttled_by_time(monkeypatch, tmp_path, clock):
         bar.close()
     assert progress_lines(log.read_text()) == [
         "fast: done 1000/1000 inst in 1.0s (1000.00 inst/s)",
-        "fetch: 2 req, 1m00s, 0.03 req/s",
-        "fetch: 4 req, 2m00s, 0.03 req/s",
-        "fetch: done 5 req in 2m30s (0.03 req/s)",
+        "fetch: 2 req, 1m00s, 30.0s/req",
+        "fetch: 4 req, 2m00s, 30.0s/req",
+        "fetch: done 5 req in 2m30s (30.0s/req)",
     ]
 
 
@@ -114,12 +114,13 @@ def test_client_batches_count_calls_made_and_cached_from_a_warm_cache(monkeypatc
         client.complete_many(requests(10), desc="temporal_hint/forecast generate retry", unit="inst")
         job.n = 10
     lines = progress_lines(log.read_text())
-    assert lines[0].startswith("forecast/temporal_hint/dry generate: done 4/4 inst in ")
-    assert lines[0].endswith("calls made 4, cached 0, failed 0, retries 0 (" + lines[0].rsplit("(", 1)[1])
-    assert re.fullmatch(r"forecast/temporal_hint/dry generate retry: done 10/10 inst in \S+ \(\S+ inst/s\); "
-                        r"calls made 6, cached 4, failed 0, retries 0 \(\S+ calls/s\)", lines[1])
-    assert re.fullmatch(r"forecast/temporal_hint/dry: total 10 inst in \S+ \(\S+ inst/s\); "
-                        r"calls made 10, cached 4, failed 0, retries 0 \(\S+ calls/s\)", lines[2])
+    rate = r"\((?:\d+\.\d\d \w+/s|\d+\.\ds/\w+)"
+    assert re.fullmatch(rf"forecast/temporal_hint/dry generate: done 4/4 inst in \S+ {rate}\); "
+                        rf"calls made 4, cached 0, failed 0, retries 0 {rate} made\)", lines[0])
+    assert re.fullmatch(rf"forecast/temporal_hint/dry generate retry: done 10/10 inst in \S+ {rate}\); "
+                        rf"calls made 6, cached 4, failed 0, retries 0 {rate} made\)", lines[1])
+    assert re.fullmatch(rf"forecast/temporal_hint/dry: total 10 inst in \S+ {rate}\); "
+                        rf"calls made 10, cached 4, failed 0, retries 0 {rate} made\)", lines[2])
 
 
 def test_retries_and_failed_calls_are_counted(monkeypatch, tmp_path):
@@ -255,7 +256,30 @@ def test_an_empty_batch_shows_nothing(monkeypatch, caplog):
     assert tty.getvalue() == "" and not caplog.records
 
 
+def test_rates_read_per_second_or_seconds_per_unit():
+    assert P._rate(30, 10.0, "inst") == "3.00 inst/s"
+    assert P._rate(2, 33.0, "call") == "16.5s/call"
+    assert P._rate(0, 5.0, "inst") == P._rate(3, 0.0, "inst") == "- inst/s"
+
+
+def test_the_terminal_postfix_names_failures_and_retries_only_when_there_are_some(monkeypatch):
+    bar = P.Progress(2, "x", enabled=False)
+    monkeypatch.setattr(bar, "calls", lambda: P.CallCounts(3, 1, 0, 0))
+    assert bar._postfix() == "made 3 cached 1"
+    monkeypatch.setattr(bar, "calls", lambda: P.CallCounts(3, 1, 2, 5))
+    assert bar._postfix() == "made 3 cached 1 failed 2 retries 5"
+
+
 def test_call_counts_difference():
     a, b = P.CallCounts(5, 7, 1, 2), P.CallCounts(2, 3, 0, 1)
     assert a - b == P.CallCounts(made=3, cached=4, failed=1, retries=1)
     assert (a - b).text() == "made 3, cached 4, failed 1, retries 1"
+
+
+def test_bar_width_follows_columns_and_falls_back_to_80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    assert P._columns(FakeTTY()) == P.MAX_COLS
+    monkeypatch.setenv("COLUMNS", "60")
+    assert P._columns(FakeTTY()) == 59
+    monkeypatch.delenv("COLUMNS")
+    assert P._columns(FakeTTY()) == 79  # no size to read (a pseudo-terminal of 0 columns reads the same)

@@ -144,11 +144,18 @@ class _Terminal:
 
 
 def _columns(stream: TextIO) -> int:
+    """Width of a bar on ``stream``: ``$COLUMNS``, else the terminal's width, else 80 (a terminal
+    that reports 0 columns, e.g. a pseudo-terminal nobody sized), less one, at most :data:`MAX_COLS`."""
     try:
-        cols = os.get_terminal_size(stream.fileno()).columns
-    except (AttributeError, OSError, ValueError):
-        cols = 80
-    return max(40, min(cols - 1, MAX_COLS))
+        cols = int(os.environ.get("COLUMNS") or 0)
+    except ValueError:
+        cols = 0
+    if cols <= 0:
+        try:
+            cols = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            cols = 0
+    return max(40, min((cols if cols > 0 else 80) - 1, MAX_COLS))
 
 
 def _duration(seconds: float) -> str:
@@ -162,8 +169,12 @@ def _duration(seconds: float) -> str:
     return f"{h}h{m:02d}m"
 
 
-def _rate(n: float, seconds: float) -> str:
-    return f"{n / seconds:.2f}" if seconds > 0 else "-"
+def _rate(n: float, seconds: float, unit: str) -> str:
+    """``"2.50 inst/s"``, or below one per second ``"16.6s/inst"``; ``"- inst/s"`` before any time or unit."""
+    if seconds <= 0 or n <= 0:
+        return f"- {unit}/s"
+    per_s = n / seconds
+    return f"{per_s:.2f} {unit}/s" if per_s >= 1 else f"{seconds / n:.1f}s/{unit}"
 
 
 class Progress:
@@ -230,7 +241,10 @@ class Progress:
         return call_counts() - self._calls0
 
     def _postfix(self) -> str:
-        return self.calls().text().replace(",", "")
+        """The bar's postfix: calls made and cached, failed and retries when there are any."""
+        c = self.calls()
+        extra = "".join(f" {k} {v}" for k, v in (("failed", c.failed), ("retries", c.retries)) if v)
+        return f"made {c.made} cached {c.cached}{extra}"
 
     def update(self, n: int = 1) -> None:
         """Count ``n`` more units done; redraws and writes a log line when one is due."""
@@ -260,22 +274,22 @@ class Progress:
         return bool(self.total) and gap >= LINE_MIN_GAP_S and 10 * self.n // self.total > self._decile
 
     def line(self) -> str:
-        """The progress line: ``"<label>: 12/20 inst (60%), 35.0s, 0.34 inst/s; calls made 3, ..."``."""
+        """The progress line: ``"<label>: 12/20 inst (60%), 35.0s, 2.9s/inst; calls made 3, ..."``."""
         t = self.elapsed
         count = f"{self.n}/{self.total} {self.unit} ({100 * self.n / self.total:.0f}%)" if self.total else f"{self.n} {self.unit}"
-        text = f"{self.label}: {count}, {_duration(t)}, {_rate(self.n, t)} {self.unit}/s"
+        text = f"{self.label}: {count}, {_duration(t)}, {_rate(self.n, t, self.unit)}"
         return f"{text}; calls {self.calls().text()}" if self.calls_shown else text
 
     def summary(self) -> str:
-        """The final line: ``"<label>: done 20/20 inst in 58.0s (0.34 inst/s); calls made 5, cached 15,
-        failed 0, retries 1 (0.09 calls/s)"`` (calls/s: provider calls made per second)."""
+        """The final line: ``"<label>: done 20/20 inst in 58.0s (2.9s/inst); calls made 5, cached 15,
+        failed 0, retries 1 (11.6s/call made)"`` (the rate of the provider calls made)."""
         t = self.elapsed
         count = f"{self.n}/{self.total}" if self.total is not None else f"{self.n}"
-        text = f"{self.label}: done {count} {self.unit} in {_duration(t)} ({_rate(self.n, t)} {self.unit}/s)"
+        text = f"{self.label}: done {count} {self.unit} in {_duration(t)} ({_rate(self.n, t, self.unit)})"
         if not self.calls_shown:
             return text
         c = self.calls()
-        return f"{text}; calls {c.text()} ({_rate(c.made, t)} calls/s)"
+        return f"{text}; calls {c.text()}" + (f" ({_rate(c.made, t, 'call')} made)" if c.made else "")
 
     def close(self) -> None:
         """Leave the bar's last state on the terminal and write the final line to the log (once)."""
@@ -367,8 +381,8 @@ def _job_label(desc: str) -> str:
 def job(label: str, *, unit: str = "inst", total: int | None = None, calls: bool = True) -> Iterator[Job]:
     """Run a rule's work as one job: bars opened inside carry ``label`` (short: the rule's task /
     method / model, e.g. ``"stock/rag/smollm2"``), and on exit the job writes its line of totals
-    (``"<label>: total 20 inst in 3m05s (0.11 inst/s); calls made 21, cached 19, failed 0,
-    retries 2 (0.11 calls/s)"``; ``stopped, total`` when the body raised, the exception then passes).
+    (``"<label>: total 20 inst in 3m05s (9.2s/inst); calls made 21, cached 19, failed 0,
+    retries 2 (8.8s/call made)"``; ``stopped, total`` when the body raised, the exception then passes).
 
     Args:
         label: the job's name in every bar and line.
