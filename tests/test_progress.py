@@ -5,10 +5,12 @@ progress that never fails a job."""
 from __future__ import annotations
 
 import io
+import json
 import logging
 import re
 import sys
 
+import pandas as pd
 import pytest
 
 from anachron import progress as P
@@ -17,6 +19,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.logs import log_to
 from anachron.methods import runner
+from anachron.verify.pipeline import verify_run, verify_table
 
 from endpoint_fixtures import forecast_instances
 
@@ -157,6 +160,29 @@ def test_a_run_method_job_states_its_totals(monkeypatch, tmp_path):
     assert second[0].startswith("forecast/temporal_hint/m generate: done 10/10 inst in ")
     assert second[-1].startswith("forecast/temporal_hint/m: total 10 inst in ")
     assert "calls made 6, cached 4, failed 0, retries 0" in second[-1]
+
+
+def test_verification_loops_count_instances_and_claims_when_asked(monkeypatch, tmp_path):
+    no_terminal(monkeypatch)
+    claims = pd.DataFrame([
+        {"task": "stock", "instance_id": "i1", "fact": f"Kestrel hired auditor {k}.", "declared_date_raw": "2022-01-10",
+         "cutoff_date": "2022-03-15"} for k in range(3)
+    ])
+    run = pd.DataFrame([{
+        "instance_id": f"i{k}", "task": "stock", "split": "eval", "cutoff_date": "2022-03-15", "parse_status": "ok",
+        "evidence": json.dumps([{"id": 1, "fact": "Kestrel closed its Ohio plant in March 2022.", "source_date": None}]),
+        "reasoning": "", "method": "m", "model": "x",
+    } for k in range(2)])
+    contexts = {f"i{k}": {"cutoff_date": "2022-03-15"} for k in range(2)}
+    log = tmp_path / "rule.log"
+    with log_to(log), P.job("verify stock/m/x"):
+        verify_table(claims, contexts, {}, ("grounded", "rules"), progress=True)
+        verify_run(run, contexts, progress=True)
+        verify_run(run, contexts)  # the default (training's scoring): silent
+    lines = progress_lines(log.read_text())
+    assert lines[0].startswith("verify stock/m/x grounded+rules: done 3/3 claim in ")  # "verify" said once
+    assert lines[1].startswith("verify stock/m/x claims: done 2/2 inst in ")
+    assert lines[2].startswith("verify stock/m/x: total 0 inst in ") and len(lines) == 3
 
 
 def test_a_failing_job_says_where_it_stopped(monkeypatch, tmp_path):
