@@ -6,6 +6,7 @@ import pandas as pd
 
 from anachron.io import write_parquet
 from anachron.logs import log_to
+from anachron.progress import job
 from anachron.verify.calibration.evaluate import grounding_contexts, summarize_calibration, verify_planted
 from anachron.verify.calibration.plant import plant_claims
 from anachron.verify.layers.corpus import open_corpus_layer
@@ -14,7 +15,7 @@ from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
-with log_to(sm.log[0]) as log:
+with log_to(sm.log[0]) as log, job("calibrate_verifier", unit="claim") as progress:
     cfg = dict(sm.params.calibration)
     files = {k: v for k, v in sm.input.items() if not k.startswith(("dataset_", "run_")) and k != "corpus_index"}
     corpus = open_corpus_layer(sm.input.corpus_index, **sm.params.corpus) if "corpus_index" in sm.input.keys() else None
@@ -36,8 +37,9 @@ with log_to(sm.log[0]) as log:
     client, _, params = verifier_client(sm.params.verifier, sm.params.cache_dir)
     llm = {"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None
     verify_fn = partial(verify_table, contexts=contexts, groundings=groundings, llm=llm, corpus=corpus,
-                        leak_on_same_day=bool(sm.params.leak_on_same_day))
+                        leak_on_same_day=bool(sm.params.leak_on_same_day), progress=True)
     verified = verify_planted(planted, lambda df, layers: verify_fn(df, layers=layers), cfg["layer_sets"])
+    progress.n = len(verified)
     table = summarize_calibration(verified)
     write_parquet(verified, sm.output.planted)
     write_parquet(table, sm.output.table)

@@ -5,10 +5,12 @@ import pandas as pd
 from anachron.io import write_json, write_parquet
 from anachron.logs import log_to
 from anachron.methods.runner import RETRY_STATE_KEYS, retry_state_path, run_method
+from anachron.progress import job
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
-with log_to(sm.log[0]) as log:
+w = sm.wildcards
+with log_to(sm.log[0]) as log, job(f"{w.task}/{w.method}/{w.model}") as progress:
     retrieval = None
     if "index" in sm.input.keys():
         retrieval = {"index": sm.input.index, "entities": sm.input.entities, **dict(sm.params.retrieval)}
@@ -29,6 +31,7 @@ with log_to(sm.log[0]) as log:
         retry_token=sm.params.retry,
         endpoints=dict(sm.config.get("endpoints") or {}),
     )
+    progress.n = len(run)
     write_parquet(run, sm.output.run)
     write_parquet(calls, sm.output.calls)
     write_parquet(tool_calls, sm.output.tool_calls)

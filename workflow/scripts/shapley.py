@@ -8,12 +8,14 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
 from anachron.logs import log_to
 from anachron.methods.runner import sample_instances
+from anachron.progress import job
 from anachron.attribution.shapley import shapley_for_run
 from anachron.tasks.registry import get_task
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
-with log_to(sm.log[0]) as log:
+w = sm.wildcards
+with log_to(sm.log[0]) as log, job(f"shapley {w.task}/{w.method}/{w.model}") as progress:
     cfg = dict(sm.params.shapley)
     task = get_task(sm.wildcards.task)
     run = pd.read_parquet(sm.input.run)
@@ -34,6 +36,7 @@ with log_to(sm.log[0]) as log:
         exact_max=cfg["exact_max"],
         agreement_max_claims=cfg["agreement_max_claims"],
     )
+    progress.n = len(chosen)
     write_parquet(phi, sm.output.phi)
     write_parquet(per_instance, sm.output.instances)
     calls = call_log.frame(task=sm.wildcards.task, method=sm.wildcards.method, model_key=sm.wildcards.model)

@@ -6,6 +6,7 @@ import pandas as pd
 
 from anachron.io import write_parquet
 from anachron.logs import log_to
+from anachron.progress import job
 from anachron.tasks.registry import get_task
 from anachron.training.extra import require_training_extra
 from anachron.training.scoring import score_completions
@@ -14,7 +15,8 @@ from anachron.verify.pipeline import make_grounding
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
-with log_to(sm.log[0]) as log:
+w = sm.wildcards
+with log_to(sm.log[0]) as log, job(f"train_tempo {w.task}/{w.model}", unit="step", calls=False) as progress:
     require_training_extra()
     import torch
 
@@ -33,6 +35,7 @@ with log_to(sm.log[0]) as log:
     out_dir = Path(sm.output.adapter).parent
     result = train_tempo(task=task, instances=instances.reset_index(drop=True), base_dir=base, out_dir=out_dir,
                          settings=TrainSettings.from_config(block), score_fn=score_fn, model_name=sm.wildcards.model)
+    progress.n = int(result.summary["steps"])
     write_parquet(result.log, sm.output.log)
     write_summary(sm.output.summary, result.summary)
     log.info("trained %s/%s in %.0fs: validation OLR %s -> %s (best step %s)", sm.wildcards.model, sm.wildcards.task,

@@ -4,6 +4,7 @@ import pandas as pd
 
 from anachron.io import write_parquet
 from anachron.logs import log_to
+from anachron.progress import job
 from anachron.tasks.registry import get_task
 from anachron.verify.layers.corpus import open_corpus_layer
 from anachron.verify.pipeline import extract_run_claims, make_grounding, verify_run
@@ -11,7 +12,8 @@ from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
-with log_to(sm.log[0]) as log:
+w = sm.wildcards
+with log_to(sm.log[0]) as log, job(f"verify {w.task}/{w.method}/{w.model}") as progress:
     task = get_task(sm.wildcards.task)
     run = pd.read_parquet(sm.input.run)
     instances = pd.read_parquet(sm.input.instances).set_index("instance_id", drop=False)
@@ -32,7 +34,9 @@ with log_to(sm.log[0]) as log:
         claims_by_instance=claims_by_instance,
         llm={"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None,
         corpus=corpus,
+        progress=True,
     )
+    progress.n = len(run)
     write_parquet(claims, sm.output.claims)
     write_parquet(call_log.frame(
         task=sm.wildcards.task, method=sm.wildcards.method, model_key=(sm.params.verifier or {}).get("name", "")

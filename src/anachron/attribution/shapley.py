@@ -30,6 +30,7 @@ from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
 from anachron.methods.supervised import closed_world_messages
 from anachron.metrics.shapley import TOP_K, exact_shapley, shapley_dclr, shapley_values, top_k_leak
+from anachron.progress import track
 from anachron.store.schema import PHI_COLUMNS, SHAPLEY_COLUMNS
 from anachron.tasks.base import Task
 
@@ -106,7 +107,7 @@ class ModelValue:
     def __call__(self, masks: np.ndarray) -> np.ndarray:
         masks = np.atleast_2d(np.asarray(masks, dtype=bool))
         reqs = [value_request(self.task, self.row, [f for f, m in zip(self.facts, mask) if m], self.params) for mask in masks]
-        results = self.client.complete_many(reqs, desc=f"shapley/{self.row['instance_id']}")
+        results = self.client.complete_many(reqs, progress=False)  # counted by shapley_for_run's bar
         self.n_calls += len(reqs)
         vals = np.array([self._score(r.text) if r.ok else np.nan for r in results], dtype=float)
         self.n_failed += int(np.isnan(vals).sum())
@@ -163,7 +164,7 @@ def shapley_for_run(
     inst = instances.set_index("instance_id", drop=False) if "instance_id" in instances.columns else instances
     phi_rows: list[dict[str, Any]] = []
     inst_rows: list[dict[str, Any]] = []
-    for r in run.itertuples(index=False):
+    for r in track(run.itertuples(index=False), "shapley", total=len(run)):
         c = claims[claims["instance_id"] == r.instance_id]
         if not len(c):
             continue

@@ -5,7 +5,8 @@ calls the provider on a miss, stores successful results and appends one record p
 call to a :class:`CallLog`. A caller that can judge an answer (e.g. parse it) passes an
 ``accept`` predicate: an answer it rejects is stored marked ``"final": false`` (recorded, never
 served as a hit), and :meth:`LLMClient.fresh_sample` moves a later request past such samples. ``complete_many`` runs a batch concurrently (bounded by
-``ModelSpec.concurrency``), keeps the input order and shows a tqdm bar on stderr.
+``ModelSpec.concurrency``), keeps the input order and shows its progress (:mod:`anachron.progress`:
+a bar on the terminal, lines in the rule's log).
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ import asyncio
 import concurrent.futures
 import contextlib
 import datetime as dt
-import sys
 import threading
 import time
 import uuid
 from typing import Any, Callable, Iterable, Sequence
 
 import pandas as pd
-from tqdm import tqdm
 
 from anachron.errors import AnachronError, ConfigError
 from anachron.io import sha256_file
@@ -29,6 +28,7 @@ from anachron.llm.cache import LLMCache, cache_key
 from anachron.llm.providers import BaseProvider, Provider, effective_params, error_text, make_provider
 from anachron.llm.slots import EndpointGate, gate_for
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
+from anachron.progress import Progress, count_call
 from anachron.store.schema import CALL_LOG_COLUMNS
 
 
@@ -37,7 +37,8 @@ def _now_iso() -> str:
 
 
 class CallLog:
-    """Thread-safe collector of one record per LLM call (hits included).
+    """Thread-safe collector of one record per LLM call (hits included); each call is also counted
+    for the progress display (:func:`anachron.progress.count_call`).
 
     Record fields: see :data:`CALL_LOG_COLUMNS` (``latency_s`` in seconds, ``started_at``
     ISO-8601 UTC, ``attempts`` the requests sent, 0 for a cache hit) plus every key of the request's ``tag`` (``instance_id``, ``step``, ...)
@@ -71,6 +72,7 @@ class CallLog:
             rec[f"tag_{k}" if k in rec else k] = v
         with self._lock:
             self._records.append(rec)
+        count_call(result)
         return rec
 
     @property
@@ -342,13 +344,13 @@ class LLMClient:
         desc: str | None = None,
         progress: bool = True,
         accept: Sequence[Callable[[ChatResult], bool] | None] | None = None,
+        unit: str = "call",
     ) -> list[ChatResult]:
         """Async form of :meth:`complete_many` (for callers already inside an event loop)."""
         judges = list(accept) if accept is not None else [None] * len(requests)
         if len(judges) != len(requests):
             raise ValueError(f"accept has {len(judges)} predicates for {len(requests)} requests")
-        bar = tqdm(total=len(requests), desc=desc or self.spec.name, file=sys.stderr, disable=not progress,
-                   mininterval=1.0, unit="call")
+        bar = Progress(len(requests), desc or self.spec.name, unit=unit, enabled=progress)
 
         async def one(req: ChatRequest, judge: Callable[[ChatResult], bool] | None) -> ChatResult:
             res = await self.complete(req, accept=judge)
@@ -367,11 +369,13 @@ class LLMClient:
         desc: str | None = None,
         progress: bool = True,
         accept: Sequence[Callable[[ChatResult], bool] | None] | None = None,
+        unit: str = "call",
     ) -> list[ChatResult]:
         """Run ``requests`` concurrently (at most ``spec.concurrency`` provider calls at once).
 
-        Returns one :class:`ChatResult` per request, in input order. Shows a tqdm bar on
-        stderr (label ``desc``, default the model name) unless ``progress`` is False.
+        Returns one :class:`ChatResult` per request, in input order. Shows its progress unless
+        ``progress`` is False (:class:`~anachron.progress.Progress`, label ``desc``, default the
+        model name; ``unit`` names what one request is, e.g. ``"inst"`` when there is one per instance).
         ``accept``: one predicate (or ``None``) per request, passed to :meth:`complete`.
         Synchronous: runs its own event loop (in a helper thread if one is already running).
 
@@ -381,7 +385,7 @@ class LLMClient:
 
         async def run() -> list[ChatResult]:
             try:
-                return await self.complete_many_async(reqs, desc=desc, progress=progress, accept=accept)
+                return await self.complete_many_async(reqs, desc=desc, progress=progress, accept=accept, unit=unit)
             finally:  # this loop ends here: release the provider's loop-bound connections
                 aclose = getattr(self.provider, "aclose", None)
                 if aclose is not None:

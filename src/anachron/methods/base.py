@@ -213,7 +213,7 @@ def complete_and_parse(
         One :class:`Completed` per request, in order. Never raises on model output.
     """
     requests = [client.fresh_sample(r) for r in requests]
-    results = client.complete_many(requests, desc=desc, accept=[parses(task, row) for row in rows])
+    results = client.complete_many(requests, desc=desc, accept=[parses(task, row) for row in rows], unit="inst")
     done = []
     for row, req, res in zip(rows, requests, results):
         parsed = parse_result(task, row, res)
@@ -233,7 +233,8 @@ def complete_and_parse(
         if not retries:
             break
         label = f"{desc} retry" if round_ == 1 else f"{desc} retry {round_}"
-        second = client.complete_many([r for _, r, _ in retries], desc=label, accept=[parses(task, rows[i]) for i, _, _ in retries])
+        second = client.complete_many([r for _, r, _ in retries], desc=label, accept=[parses(task, rows[i]) for i, _, _ in retries],
+                                     unit="inst")
         open_ = []
         for (i, req, fields), res in zip(retries, second):
             prev = done[i]

@@ -34,13 +34,11 @@ import datetime as dt
 import json
 import logging
 import re
-import sys
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
-from tqdm import tqdm
 
 from anachron.dates import to_date
 from anachron.errors import ConfigError
@@ -49,6 +47,7 @@ from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.methods.base import MethodResult, generate_and_parse, generation_request
 from anachron.metrics.traces import EntityValidityLike, score_call
+from anachron.progress import track
 from anachron.store.schema import TOOL_CALL_COLUMNS
 from anachron.tasks.base import Task, instance_inputs
 from anachron.tasks.registry import get_task
@@ -494,15 +493,13 @@ def prepare_rag(
         )
         for r in rows
     ]
-    q_results = client.complete_many(q_requests, desc=f"{method}/{task.name} queries")
+    q_results = client.complete_many(q_requests, desc=f"{method}/{task.name} queries", unit="inst")
 
     tool_rows: list[dict[str, Any]] = []
     gen_requests: list[ChatRequest] = []
     traces: list[list[dict[str, Any]]] = []
 
-    bar = tqdm(rows, desc=f"{method}/{task.name} search", file=sys.stderr, mininterval=1.0, unit="inst",
-               disable=len(rows) < 20)
-    for row, q_res in zip(bar, q_results):
+    for row, q_res in zip(track(rows, f"{method}/{task.name} search", calls=False), q_results):
         cutoff = to_date(row["cutoff_date"])
         if cutoff is None:
             raise ValueError(f"instance {row['instance_id']}: cutoff_date {row['cutoff_date']!r} is not an ISO date")
@@ -543,7 +540,6 @@ def prepare_rag(
                  "budget_chars": budget_chars, "truncated": ctx.truncated},
             ]
         )
-    bar.close()
 
     tool_calls = pd.DataFrame(tool_rows, columns=TOOL_CALL_COLUMNS)
     tool_calls["seq"] = tool_calls["seq"].astype("int64")
@@ -602,7 +598,7 @@ def run_rag(
     )
     method = method_name or METHOD_NAMES[mode]
     out = generate_and_parse(
-        task, plan.rows, plan.requests, client, desc=f"{method}/{task.name}", traces=plan.traces, calls_before=1
+        task, plan.rows, plan.requests, client, desc=f"{method}/{task.name} generate", traces=plan.traces, calls_before=1
     )
     return out, plan.tool_calls
 

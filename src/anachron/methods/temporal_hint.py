@@ -34,4 +34,4 @@ def run_temporal_hint(
     """
     rows = [r for _, r in instances.iterrows()]
     requests = [generation_request(task, r, params, max_evidence) for r in rows]
-    return generate_and_parse(task, rows, requests, client, desc=f"temporal_hint/{task.name}")
+    return generate_and_parse(task, rows, requests, client, desc=f"temporal_hint/{task.name} generate")

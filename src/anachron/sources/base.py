@@ -30,6 +30,7 @@ from urllib3.util.retry import Retry
 
 from anachron.errors import AnachronError
 from anachron.io import manifest_entry, sha256_bytes, sha256_file
+from anachron.progress import advance_job
 
 #: Environment variable naming a snapshot directory (same meaning as ``snapshot_dir``).
 SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
@@ -194,7 +195,8 @@ def http_get(
     ``what`` names the data for the message (e.g. "S&P 500 membership spells"); ``layout``
     is the snapshot path pattern suggested as the offline fix. ``headers`` are sent with
     this request only (e.g. the SEC User-Agent). A status in ``allow_status`` (e.g. 404
-    for an optional file) is returned, not raised, for the caller to handle.
+    for an optional file) is returned, not raised, for the caller to handle. Each answered
+    request counts one unit of the current progress job (:func:`anachron.progress.advance_job`).
     """
     try:
         response = session.get(url, params=params, headers=headers, timeout=timeout)
@@ -202,6 +204,7 @@ def http_get(
             response.raise_for_status()
     except requests.RequestException as exc:
         raise SourceError(f"could not fetch {what} from {url}: {exc}. {snapshot_hint(layout)}") from exc
+    advance_job()  # a fetch rule's progress counts its requests
     return response
 
 

@@ -65,6 +65,7 @@ import requests
 from anachron.dates import to_iso
 from anachron.http import throttle_wait_seconds
 from anachron.io import sha256_bytes
+from anachron.progress import advance_job
 from anachron.sources.pdf import MAX_CHARS, MAX_PDF_PAGES, PAGE_TIMEOUT, join_pages, page_flags, read_pdf_pages
 from anachron.sources.base import (
     DEFAULT_USER_AGENT,
@@ -481,6 +482,7 @@ class CourtListenerClient:
                 self.stats["retries_other"] += 1
             else:
                 if resp.status_code < 400:
+                    advance_job()
                     return resp
                 if resp.status_code in (401, 403):
                     raise SourceError(

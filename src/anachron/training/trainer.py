@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.io import replace_dir
+from anachron.progress import Progress
 from anachron.store.schema import TRAINING_LOG_COLUMNS
 from anachron.training.rewards import CompletionScore, GroupResult, RewardConfig, batch_rewards, calibrate_targets, step_stats
 
@@ -449,7 +450,7 @@ def train_tempo(
         use_vllm=settings.use_vllm,
         gradient_checkpointing=settings.gradient_checkpointing,
         remove_unused_columns=False,
-        disable_tqdm=False,
+        disable_tqdm=True,  # progress: the steps bar below (a tqdm bar would fill the rule's log with redraws)
     )
     peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
                              target_modules=list(settings.target_modules), task_type="CAUSAL_LM")
@@ -470,13 +471,15 @@ def train_tempo(
                     row["checkpoint"] = "best"
             row["wall_s"] = time.perf_counter() - t_start
             rows.append(row)
+            steps_bar.update(1)
             log.info("step %d/%d: performance mode %.2f, mean leak %.2f, mean reward %.3f (sd %.3f), parse failures %.2f",
                      step, settings.steps, row.get("perf_mode_fraction", float("nan")), row.get("mean_leak", float("nan")),
                      row.get("mean_reward", float("nan")), row.get("reward_std", float("nan")), row.get("parse_fail_rate", float("nan")))
 
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=dataset,
                           processing_class=tokenizer, peft_config=peft_config, callbacks=[_Tempo()])
-    trainer.train()
+    with Progress(settings.steps, "train", unit="step", calls=False) as steps_bar:
+        trainer.train()
     _save_adapter(trainer.model, out_dir / "final")
     if best["step"] is None:  # no validation gave an OLR (no claims): the final adapter is also "best"
         _save_adapter(trainer.model, out_dir / "best")

@@ -37,6 +37,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from anachron.progress import track
 from anachron.store.schema import CLAIM_COLUMNS, EVIDENCE_USABLE
 from anachron.tasks.registry import find_task
 from anachron.verify.citations import cited_ids
@@ -292,6 +293,7 @@ def verify_run(
     claims_by_instance: dict[str, list[Any]] | None = None,
     llm: dict[str, Any] | None = None,
     corpus: CorpusLayer | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """One row per claim of every usable completion in ``run``.
 
@@ -307,6 +309,7 @@ def verify_run(
         llm: the LLM layer's ``{"client", "params", "batch_size"}``; required when ``layers``
             has ``llm``.
         corpus: the corpus layer; required when ``layers`` has ``corpus``.
+        progress: show the instances done (:func:`anachron.progress.track`; rule verify_claims).
 
     Returns:
         DataFrame with :data:`CLAIM_COLUMNS` (empty, with those columns, if no claims).
@@ -317,7 +320,7 @@ def verify_run(
     _needs(layers, llm, corpus)
     base_layers = tuple(x for x in layers if x != "llm")
     rows: list[dict[str, Any]] = []
-    for r in run.itertuples(index=False):
+    for r in track(run.itertuples(index=False), "claims", total=len(run), calls=False, enabled=progress):
         if getattr(r, "parse_status", "ok") not in EVIDENCE_USABLE:
             continue
         evidence = json.loads(r.evidence or "[]")
@@ -405,6 +408,7 @@ def verify_table(
     llm: dict[str, Any] | None = None,
     leak_on_same_day: bool = False,
     corpus: CorpusLayer | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Verdicts for a table of claims of any tasks (the calibration's ``verify_fn``).
 
@@ -416,6 +420,7 @@ def verify_table(
             ``corpus`` needs ``corpus``).
         leak_on_same_day: see :func:`verify_claim`.
         corpus: the corpus layer (:class:`~anachron.verify.layers.corpus.CorpusLayer`), or None.
+        progress: show the claims done (:func:`anachron.progress.track`; rule calibrate_verifier).
 
     Returns:
         Frame aligned to ``claims`` with ``leaked``, ``verdict``, ``layer``, ``reason``, ``effective_date``,
@@ -427,7 +432,8 @@ def verify_table(
     _needs(layers, llm, corpus)
     base = tuple(x for x in layers if x != "llm")
     rows = []
-    for r in claims.itertuples(index=False):
+    desc = "verify " + "+".join(layers)
+    for r in track(claims.itertuples(index=False), desc, total=len(claims), unit="claim", calls=False, enabled=progress):
         v = verify_claim(
             r.fact,
             r.declared_date_raw,
