@@ -9,9 +9,6 @@ steps, step 0 being the base model."""
 
 from __future__ import annotations
 
-import os
-from typing import Sequence
-
 import pandas as pd
 
 
@@ -35,12 +32,3 @@ def training_curves(log: pd.DataFrame) -> dict[tuple[str, str], dict[str, pd.Dat
         out[(str(model), str(task))] = {"mode": mode.reset_index(drop=True), "rollouts": rollouts.reset_index(drop=True),
                                         "validation": val.reset_index(drop=True)}
     return out
-
-
-def plot_training(log: pd.DataFrame, paths: Sequence[str | os.PathLike[str]]) -> None:
-    """Draw :func:`anachron.report.figures.training_figure` of a training log and write it to every
-    path (format by suffix, atomically). An empty log gives a figure that says so. The workflow
-    draws the same figure from results.duckdb (rule ``plot_figures``)."""
-    from anachron.report.figures import save_figure, training_figure  # figures imports this module
-
-    save_figure(training_figure(log), paths)
