@@ -5,10 +5,11 @@ Each figure is a pure function of an open (read-only) database connection that r
 to PNG and PDF atomically. The figures, by the name of their file under ``results/figures/``
 (:data:`FIGURES`):
 
-* ``leakage_performance``: the leakage–performance plane of TEMPO paper Fig. 1 / §5, one panel per
-  task: a point per eval run at (OLR %, Perf) with bootstrap CIs from ``metrics``, an arrow from
-  Temporal Hint to every other method of the same model, and the task's control-split OLR (the
-  false-positive floor, docs/metrics.md#control-floor) as a dashed line. Upper left (low OLR, high Perf) is better.
+* ``leakage_performance``: the leakage–performance plane (OLR against Perf, the two numbers the
+  TEMPO paper reads together, §4.3), one panel per task: a point per eval run at (OLR %, Perf)
+  with bootstrap CIs from ``metrics``, an arrow from Temporal Hint to every other method of the
+  same model, and the task's control-split OLR (the false-positive floor,
+  docs/metrics.md#control-floor) as a dashed line. Upper left (low OLR, high Perf) is better.
 * ``olr_distribution`` / ``coverage_distribution``: instance-level OLR and Cov (``instance_scores``,
   eval split) per method and task, a box per method with every instance as a jittered point.
 * ``training``: the TEMPO curves of ``training_log`` (:func:`anachron.report.training.training_curves`):
@@ -20,8 +21,9 @@ to PNG and PDF atomically. The figures, by the name of their file under ``result
 
 A missing table or column (a database from an older version), an empty table (training not run,
 no control split) gives a figure that says ``no data: <reason>`` instead of failing, so the
-report still builds. Gids on the drawn artists (``point:``, ``arrow:``, ``floor:``, ``bar:``,
-``values:``) name what each shows, for tests and for readers of the PDF's structure.
+report still builds (:func:`no_data_reasons` lists such messages). Gids on the drawn artists
+(``point:``, ``arrow:``, ``floor:``, ``values:``, ``bar:``, ``mode:``, ``val_olr:``) name what
+each shows, so tests can read the drawn numbers back.
 """
 
 from __future__ import annotations
@@ -59,6 +61,12 @@ _NO_DATA_HINT = "rerun `snakemake --cores 2` (rule load_results) to rebuild resu
 # reading
 
 
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    """The column names of ``table`` (empty when the database has no such table or view)."""
+    return {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                                      [table]).fetchall()}
+
+
 def read_table(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],
                where: str = "") -> tuple[pd.DataFrame, str | None]:
     """``columns`` of ``table`` (rows matching the SQL condition ``where``, if given).
@@ -68,8 +76,7 @@ def read_table(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str
         missing (a database written by an older version) or no row matches; ``reason`` is the
         sentence the no-data figure shows.
     """
-    have = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
-                                      [table]).fetchall()}
+    have = table_columns(con, table)
     if not have:
         return pd.DataFrame(), f"table {table} is missing ({_NO_DATA_HINT})"
     lacking = [c for c in columns if c not in have]
@@ -135,13 +142,12 @@ def _grid(n: int, *, panel: tuple[float, float], max_cols: int = 3, legend_rows:
     return fig, list(axes[:n])
 
 
-def _legend_below(fig: Figure, handles: list, labels: list[str] | None = None, *, max_cols: int = 6) -> None:
-    """One legend for the whole figure, under the panels (constrained layout makes room for it)."""
-    if not handles:
-        return
-    labels = labels if labels is not None else [h.get_label() for h in handles]
-    ncols = max(1, min(max_cols, len(handles)))
-    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=8, frameon=False)
+def _legend_below(fig: Figure, handles: list, *, max_cols: int = 6) -> None:
+    """One legend for the whole figure (the handles' labels), under the panels, where it covers no
+    data (constrained layout makes room for it)."""
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=max(1, min(max_cols, len(handles))), fontsize=8,
+                   frameon=False)
 
 
 def save_figure(fig: Figure, paths: Sequence[str | os.PathLike[str]], *, dpi: int = DPI) -> None:
@@ -168,7 +174,7 @@ def plane_data(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, dict[str, 
         ``reason`` is set (and ``points`` empty) when there is nothing to draw.
     """
     cols = ["task", "method", "model", "split", "metric", "value"]
-    have_ci = not read_table(con, "metrics", ["ci_low", "ci_high"])[1]
+    have_ci = {"ci_low", "ci_high"} <= table_columns(con, "metrics")
     m, reason = read_table(con, "metrics", cols + (["ci_low", "ci_high"] if have_ci else []),
                            "split = 'eval' AND metric IN ('olr', 'perf')")
     floors: dict[str, float] = {}
@@ -196,7 +202,7 @@ def _err(v: pd.Series, lo: pd.Series, hi: pd.Series, scale: float) -> np.ndarray
 
 
 def leakage_performance_figure(con: duckdb.DuckDBPyConnection) -> Figure:
-    """The leakage–performance plane, one panel per task (TEMPO paper Fig. 1): x = OLR (%) of the
+    """The leakage–performance plane, one panel per task: x = OLR (%) of the
     eval split, y = Perf; colour per method, marker per model, CI error bars; arrows from Temporal
     Hint to each other method of the same model; the task's control OLR floor as a dashed line.
     Runs without an OLR or a Perf (nothing parsed) are counted under the panel title."""
@@ -218,10 +224,10 @@ def leakage_performance_figure(con: duckdb.DuckDBPyConnection) -> Figure:
             one = drawn[(drawn["method"] == r.method) & (drawn["model"] == r.model)]
             xerr = _err(one["olr"], one["olr_lo"], one["olr_hi"], 100)
             yerr = _err(one["perf"], one["perf_lo"], one["perf_hi"], 1)
-            # later methods smaller, so that runs at the same point show as concentric markers
+            k = methods.index(r.method)  # later methods smaller and on top: runs at one point show as rings
             cont = ax.errorbar([100 * r.olr], [r.perf], xerr=xerr, yerr=yerr, fmt=markers[r.model], color=colours[r.method],
-                               ms=max(3.5, 10.0 - 1.6 * methods.index(r.method)), mec="black", mew=0.5, elinewidth=0.8, capsize=2, alpha=0.9,
-                               zorder=3 + 0.01 * methods.index(r.method))
+                               ms=max(3.5, 10.0 - 1.6 * k), mec="black", mew=0.5, elinewidth=0.8, capsize=2, alpha=0.9,
+                               zorder=3 + 0.01 * k)
             cont.lines[0].set_gid(f"point:{task}:{r.method}:{r.model}")
             x_hi = max(x_hi, 100 * r.olr + (xerr[1, 0] if xerr is not None else 0))
         hints = drawn[drawn["method"] == HINT].set_index("model")
@@ -252,8 +258,8 @@ def leakage_performance_figure(con: duckdb.DuckDBPyConnection) -> Figure:
         ax.set_ylabel("Perf (0–1) ↑ better")
         ax.grid(alpha=0.3)
         if drawn.empty:
-            ax.text(0.5, 0.5, f"no data: no {task} eval run\nwith both OLR and Perf", ha="center", va="center", transform=ax.transAxes,
-                    fontsize=8, color="0.35", gid="no-data")
+            ax.text(0.5, 0.5, f"no data: no {task} eval run\nwith both OLR and Perf", ha="center", va="center",
+                    transform=ax.transAxes, fontsize=8, color="0.35", gid="no-data")
     handles = [Line2D([], [], ls="", marker="o", color=colours[m], mec="black", mew=0.5, label=m) for m in methods]
     handles += [Line2D([], [], ls="", marker=markers[mo], color="0.55", mec="black", mew=0.5, label=f"model {mo}") for mo in models]
     handles += [Line2D([], [], color="0.45", marker=">", markevery=[1], label=f"{HINT} → method (same model)"),
