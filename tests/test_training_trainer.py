@@ -176,7 +176,8 @@ def test_one_grpo_step_on_a_tiny_model_writes_adapters_and_log_rows(legal_train,
 
 
 def test_training_figure_is_written(tmp_path):
-    from anachron.report.training import plot_training, training_curves
+    from anachron.report.figures import save_figure, training_figure
+    from anachron.report.training import training_curves
 
     log = pd.DataFrame([
         {"model": "m", "task": "legal", "step": 0, "val_n": 4, "val_olr": 0.5, "val_olr_strict": 0.75},
@@ -188,9 +189,9 @@ def test_training_figure_is_written(tmp_path):
     assert curves[("m", "legal")]["mode"]["step"].tolist() == [1, 2]
     assert curves[("m", "legal")]["validation"]["val_olr"].tolist() == [0.5, 0.25]
     assert curves[("m", "legal")]["rollouts"]["parse_fail_rate"].tolist() == [0.5, 0.25]
-    plot_training(log, [tmp_path / "t.png", tmp_path / "t.pdf"])
+    save_figure(training_figure(log), [tmp_path / "t.png", tmp_path / "t.pdf"])
     assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG" and (tmp_path / "t.pdf").read_bytes()[:4] == b"%PDF"
-    plot_training(log.iloc[0:0], [tmp_path / "empty.png"])
+    save_figure(training_figure(log.iloc[0:0]), [tmp_path / "empty.png"])
     assert (tmp_path / "empty.png").stat().st_size > 0
 
 

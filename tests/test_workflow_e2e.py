@@ -11,6 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from anachron.report import FIGURE_NAMES
 from anachron.store.schema import EVIDENCE_USABLE
 
 from conftest import REPO, write_workflow_snapshot
@@ -42,6 +43,9 @@ def workflow_run(fixture_snapshot, tmp_path_factory):
 def test_outputs_and_database(workflow_run):
     work = workflow_run
     assert (work / "results" / "tables" / "main.md").exists()
+    for name in FIGURE_NAMES:  # every figure drawn from the run's database, as PNG and PDF
+        assert (work / "results" / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (work / "results" / "figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
     assert r"temporal\_hint" in (work / "results" / "tables" / "main.tex").read_text()
     con = duckdb.connect(str(work / "results" / "results.duckdb"), read_only=True)
     metrics = con.execute(

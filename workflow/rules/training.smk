@@ -1,6 +1,7 @@
-# TEMPO training (docs/methods.md#tempo): base weights, GRPO + LoRA per (model, task), the adapter
-# in GGUF for the llama.cpp provider, and the training figure. Reached only through method tempo
-# (run.methods) or the `tempo` target; needs the train extra (pip install -e '.[train]').
+# TEMPO training (docs/methods.md#tempo): base weights, GRPO + LoRA per (model, task) and the adapter
+# in GGUF for the llama.cpp provider (the training figure is drawn from results.duckdb by rule
+# plot_figures, rules/figures.smk). Reached only through method tempo (run.methods) or the `tempo`
+# target; needs the train extra (pip install -e '.[train]').
 
 
 rule prepare_base_model:
@@ -69,20 +70,6 @@ rule adapter_gguf:
         "logs/adapter_gguf/{model}/{task}.log",
     script:
         "../scripts/adapter_gguf.py"
-
-
-rule plot_training:
-    input:
-        logs=[f"results/training/{mo}/{t}/log.parquet" for t, mo in TRAINING_RUNS],
-    output:
-        png="results/figures/training.png",
-        pdf="results/figures/training.pdf",
-    conda:
-        "../../environment.yml"
-    log:
-        "logs/plot_training.log",
-    script:
-        "../scripts/plot_training.py"
 
 
 rule tempo:
