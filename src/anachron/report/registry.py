@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -259,22 +259,17 @@ CONTROL = ReportTable(
 
 # ----------------------------------------------------------------------------- dclr
 
-DCLR_SQL = """
+#: Shapley-DCLR metrics of the ``metrics`` table (docs/metrics.md#shapley-dclr).
+DCLR_METRICS = ("dclr", "top1", "top3", "top5")
+_DCLR_PIVOT = ",\n         ".join(
+    f"max({col}) FILTER (WHERE metric = '{m}') AS {m}{suffix}"
+    for m in DCLR_METRICS for col, suffix in (("value", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high")))
+
+DCLR_SQL = f"""
 WITH m AS (
   SELECT task, method, model, split,
-         max(value) FILTER (WHERE metric = 'dclr') AS dclr,
-         max(ci_low) FILTER (WHERE metric = 'dclr') AS dclr_ci_low,
-         max(ci_high) FILTER (WHERE metric = 'dclr') AS dclr_ci_high,
-         max(value) FILTER (WHERE metric = 'top1') AS top1,
-         max(ci_low) FILTER (WHERE metric = 'top1') AS top1_ci_low,
-         max(ci_high) FILTER (WHERE metric = 'top1') AS top1_ci_high,
-         max(value) FILTER (WHERE metric = 'top3') AS top3,
-         max(ci_low) FILTER (WHERE metric = 'top3') AS top3_ci_low,
-         max(ci_high) FILTER (WHERE metric = 'top3') AS top3_ci_high,
-         max(value) FILTER (WHERE metric = 'top5') AS top5,
-         max(ci_low) FILTER (WHERE metric = 'top5') AS top5_ci_low,
-         max(ci_high) FILTER (WHERE metric = 'top5') AS top5_ci_high
-  FROM metrics WHERE metric IN ('dclr', 'top1', 'top3', 'top5')
+         {_DCLR_PIVOT}
+  FROM metrics WHERE metric IN {DCLR_METRICS!r}
   GROUP BY task, method, model, split
 ),
 s AS (
@@ -331,94 +326,68 @@ DCLR = ReportTable(
     format=_format_dclr,
 )
 
-# ----------------------------------------------------------------------------- coverage
+# ----------------------------------------------------------------------------- coverage, olr_bins
 
-COVERAGE_SQL = """
-SELECT task, method, model, split, n, mean_cov,
-       n_above_90, n_above_90 / n AS share_above_90,
-       n_above_80, n_above_80 / n AS share_above_80,
-       n_zero, n_zero / n AS share_zero
+#: One bin of an instance-share table: (name of its view columns n_<name> / share_<name>, SQL
+#: condition on the instance's value, column header).
+Bin = tuple[str, str, str]
+
+
+def _instance_shares(name: str, title: str, note: str, column: str, bins: Sequence[Bin], empty: str,
+                     mean_header: str | None = None) -> ReportTable:
+    """A table of instance shares from ``instance_scores``: per task x method x model x split, ``n``
+    the instances whose ``column`` is not NULL, ``mean_{column}`` (shown when ``mean_header`` is
+    given), and per bin the count ``n_<name>`` and the share ``share_<name>`` of those n."""
+    mean = f", avg({column}) AS mean_{column}" if mean_header else ""
+    counts = "".join(f",\n         count(*) FILTER (WHERE {cond}) AS n_{b}" for b, cond, _ in bins)
+    shares = "".join(f",\n       n_{b}, n_{b} / n AS share_{b}" for b, _, _ in bins)
+    sql = f"""
+SELECT task, method, model, split, n{f", mean_{column}" if mean_header else ""}{shares}
 FROM (
-  SELECT task, method, model, split, count(cov) AS n, avg(cov) AS mean_cov,
-         count(*) FILTER (WHERE cov > 0.9) AS n_above_90,
-         count(*) FILTER (WHERE cov > 0.8) AS n_above_80,
-         count(*) FILTER (WHERE cov = 0) AS n_zero
-  FROM instance_scores WHERE cov IS NOT NULL
+  SELECT task, method, model, split, count({column}) AS n{mean}{counts}
+  FROM instance_scores WHERE {column} IS NOT NULL
   GROUP BY task, method, model, split
 )
 ORDER BY task, method, model, split
 """
 
+    def fmt(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
+        out = []
+        for r in rows.to_dict("records"):
+            row = {"Task": r["task"], "Method": r["method"], "Model": r["model"], "Split": r["split"], "n": as_count(r["n"])}
+            if mean_header:
+                row[mean_header] = _pct(r[f"mean_{column}"])
+            row.update({header: _share_count(r[f"share_{b}"], r[f"n_{b}"]) for b, _, header in bins})
+            out.append(row)
+        return TableData(frame=pd.DataFrame(out), n_keys=4, blocks=_blocks(rows, ["task"]))
 
-def _format_coverage(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
-    out = [{"Task": r.task, "Method": r.method, "Model": r.model, "Split": r.split, "n": as_count(r.n),
-            "mean Cov %": _pct(r.mean_cov),
-            "Cov > 90%: % (count)": _share_count(r.share_above_90, r.n_above_90),
-            "Cov > 80%: % (count)": _share_count(r.share_above_80, r.n_above_80),
-            "Cov = 0: % (count)": _share_count(r.share_zero, r.n_zero)}
-           for r in rows.itertuples(index=False)]
-    return TableData(frame=pd.DataFrame(out), n_keys=4, blocks=_blocks(rows, ["task"]))
+    return ReportTable(name=name, title=title, note=note, sql=sql, empty=empty, format=fmt,
+                       requires={"instance_scores": ("task", "method", "model", "split", column)})
 
 
-COVERAGE = ReportTable(
-    name="coverage",
-    title="Coverage distribution per run",
-    note=(
-        "Cov of an instance: the share of its evidence items that the reasoning cites as [k] at least once "
-        "(TEMPO paper §4.3). Per task × method × model × split, over the n instances with at least one evidence "
-        "claim: the mean Cov, and the share (and number) of instances whose Cov is above 90%, above 80%, and 0 "
-        "(reasoning that cites nothing)."
-    ),
-    sql=COVERAGE_SQL,
-    requires={"instance_scores": ("task", "method", "model", "split", "cov")},
-    empty="no instance has a coverage value: no completion with evidence claims was scored",
-    format=_format_coverage,
+COVERAGE = _instance_shares(
+    "coverage", "Coverage distribution per run",
+    "Cov of an instance: the share of its evidence items that the reasoning cites as [k] at least once "
+    "(TEMPO paper §4.3). Per task × method × model × split, over the n instances with at least one evidence "
+    "claim: the mean Cov, and the share (and number) of instances whose Cov is above 90%, above 80%, and 0 "
+    "(reasoning that cites nothing).",
+    "cov",
+    [("above_90", "cov > 0.9", "Cov > 90%: % (count)"), ("above_80", "cov > 0.8", "Cov > 80%: % (count)"),
+     ("zero", "cov = 0", "Cov = 0: % (count)")],
+    "no instance has a coverage value: no completion with evidence claims was scored",
+    mean_header="mean Cov %",
 )
 
-# ----------------------------------------------------------------------------- olr_bins
-
-OLR_BINS_SQL = """
-SELECT task, method, model, split, n,
-       n_zero, n_zero / n AS share_zero,
-       n_upto_5, n_upto_5 / n AS share_upto_5,
-       n_upto_10, n_upto_10 / n AS share_upto_10,
-       n_above_10, n_above_10 / n AS share_above_10
-FROM (
-  SELECT task, method, model, split, count(olr) AS n,
-         count(*) FILTER (WHERE olr = 0) AS n_zero,
-         count(*) FILTER (WHERE olr > 0 AND olr <= 0.05) AS n_upto_5,
-         count(*) FILTER (WHERE olr > 0.05 AND olr <= 0.1) AS n_upto_10,
-         count(*) FILTER (WHERE olr > 0.1) AS n_above_10
-  FROM instance_scores WHERE olr IS NOT NULL
-  GROUP BY task, method, model, split
-)
-ORDER BY task, method, model, split
-"""
-
-
-def _format_olr_bins(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
-    out = [{"Task": r.task, "Method": r.method, "Model": r.model, "Split": r.split, "n": as_count(r.n),
-            "OLR = 0": _share_count(r.share_zero, r.n_zero),
-            "OLR in (0, 5%]": _share_count(r.share_upto_5, r.n_upto_5),
-            "OLR in (5, 10%]": _share_count(r.share_upto_10, r.n_upto_10),
-            "OLR > 10%": _share_count(r.share_above_10, r.n_above_10)}
-           for r in rows.itertuples(index=False)]
-    return TableData(frame=pd.DataFrame(out), n_keys=4, blocks=_blocks(rows, ["task"]))
-
-
-OLR_BINS = ReportTable(
-    name="olr_bins",
-    title="Instance-level OLR: how leakage is spread over instances",
-    note=(
-        "Per task × method × model × split, the n instances that have an OLR (a parsed completion with at least "
-        "one evidence claim) binned by their own OLR (share of their evidence claims that leaked): exactly 0, "
-        "above 0 up to 5%, above 5% up to 10%, above 10%. Cells: % of the n instances (count). A mean OLR can hide "
-        "a few instances that leak heavily; this table shows them."
-    ),
-    sql=OLR_BINS_SQL,
-    requires={"instance_scores": ("task", "method", "model", "split", "olr")},
-    empty="no instance has an OLR: no completion with evidence claims was scored",
-    format=_format_olr_bins,
+OLR_BINS = _instance_shares(
+    "olr_bins", "Instance-level OLR: how leakage is spread over instances",
+    "Per task × method × model × split, the n instances that have an OLR (a parsed completion with at least "
+    "one evidence claim) binned by their own OLR (share of their evidence claims that leaked): exactly 0, "
+    "above 0 up to 5%, above 5% up to 10%, above 10%. Cells: % of the n instances (count). A mean OLR can hide "
+    "a few instances that leak heavily; this table shows them.",
+    "olr",
+    [("zero", "olr = 0", "OLR = 0"), ("upto_5", "olr > 0 AND olr <= 0.05", "OLR in (0, 5%]"),
+     ("upto_10", "olr > 0.05 AND olr <= 0.1", "OLR in (5, 10%]"), ("above_10", "olr > 0.1", "OLR > 10%")],
+    "no instance has an OLR: no completion with evidence claims was scored",
 )
 
 # ----------------------------------------------------------------------------- cost
