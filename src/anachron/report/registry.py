@@ -60,7 +60,6 @@ class ReportTable:
         requires: table -> columns the SELECT reads (checked before it runs, for the no-data reason).
         empty: the reason shown when the SELECT returns no row.
         format: (numbers, connection) -> the cells; the connection is for what SQL cannot compute.
-        n_keys: the leading display columns that name a row (left-aligned).
     """
 
     name: str

@@ -18,7 +18,7 @@ import html
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
 
@@ -134,7 +134,7 @@ class TableData:
         """False when there is a reason (or no row) instead of a table."""
         return self.reason is None and len(self.frame) > 0
 
-    def cells(self, mark) -> list[list[str]]:
+    def cells(self, mark: Callable[[str], str]) -> list[list[str]]:
         """Rows of cell strings, ``mark(text)`` applied to the bold cells."""
         cols = list(self.frame.columns)
         return [[mark(str(v)) if (i, c) in self.bold else str(v) for c, v in zip(cols, row)]
