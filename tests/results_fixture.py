@@ -2,8 +2,8 @@
 
 :func:`write_results_db` writes frames as the workflow's Parquet / JSON outputs and builds the
 database with the real loader (:func:`anachron.store.load.write_database`), so the metrics,
-trace scores and the ``main_table`` view are computed exactly as in a run. :func:`scenario`
-returns the frames of one fixed scenario whose numbers are easy to check by hand:
+trace scores, the ``main_table`` view and the report views are computed exactly as in a run.
+:func:`scenario` returns the frames of one fixed scenario whose numbers are easy to check by hand:
 
 * tasks ``stock`` and ``legal``; model ``m1`` on every method, ``m2`` on ``temporal_hint`` of
   ``stock`` only; methods ``temporal_hint``, ``rag``, ``rag_unrestricted`` (stock), ``timespec``;
@@ -191,7 +191,8 @@ _ARGS = {"instances": "instances", "completions": "completions", "claims": "clai
          "claim_shapley": "claim_shapley", "shapley": "shapley"}
 
 
-def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str, ...] = ()) -> Path:
+def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str, ...] = (),
+                     views: tuple[str, ...] | None = None) -> Path:
     """Write ``frames`` (default: :func:`scenario`) as workflow outputs under ``dest`` and build
     ``dest/results.duckdb`` with :func:`~anachron.store.load.write_database`.
 
@@ -199,6 +200,8 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         dest: an empty directory (a pytest ``tmp_path``).
         frames: table name -> DataFrame (``runs``: list of metadata dicts); tables not given stay empty.
         drop: tables to leave empty although ``frames`` has them (e.g. ``("training_log",)``).
+        views: view statements for the database; None: the report views ``load_results`` creates
+            (:func:`anachron.report.registry.report_view_statements`), ``()`` for none.
 
     Returns:
         The database path.
@@ -222,5 +225,9 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         df.to_parquet(p, index=False)
         kwargs[_ARGS[table]] = [p]
     db = dest / "results.duckdb"
-    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, **kwargs)
+    if views is None:
+        from anachron.report.registry import report_view_statements
+
+        views = tuple(report_view_statements())
+    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, views=views, **kwargs)
     return db

@@ -130,7 +130,7 @@ def test_enforcement_table_and_markdown():
     md = enforcement_markdown(t)
     assert md.startswith("# Enforcement effect\n") and "| stock" in md and "-0.500 [" in md and "3 / 0 / 1" in md
     assert "sign test" in md
-    assert "_no results yet_" in enforcement_markdown(enforcement_table(_trace_scores().iloc[0:0]))
+    assert "**No data:** no paired retrieval runs" in enforcement_markdown(enforcement_table(_trace_scores().iloc[0:0]))
     assert tclr["relative_reduction"] == pytest.approx(0.8) and tclr["status"] == "ok" and "80.0%" in md
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from anachron.report import FIGURE_NAMES
+from anachron.report.registry import FORMATS, TABLE_NAMES
 from anachron.store.schema import EVIDENCE_USABLE
 
 from conftest import REPO, write_workflow_snapshot
@@ -47,7 +48,12 @@ def test_outputs_and_database(workflow_run):
         assert (work / "results" / "figures" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert (work / "results" / "figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
     assert r"temporal\_hint" in (work / "results" / "tables" / "main.tex").read_text()
+    for name in TABLE_NAMES:  # every report table in every format; the training table says why it is empty
+        for ext in FORMATS:
+            assert (work / "results" / "tables" / f"{name}.{ext}").stat().st_size > 0, (name, ext)
+    assert "TEMPO training did not run" in (work / "results" / "tables" / "training.html").read_text()
     con = duckdb.connect(str(work / "results" / "results.duckdb"), read_only=True)
+    assert con.execute("SELECT count(*) FROM report_main").fetchone()[0] > 0
     metrics = con.execute(
         "SELECT metric, n FROM metrics WHERE task='stock' AND method='temporal_hint' AND model='smollm2'"
     ).df().set_index("metric")

@@ -1,15 +1,14 @@
-# Tables rendered from the results database.
+# Tables rendered from the results database: results/tables/{name}.md, .tex and .html for every
+# report table of anachron.report.registry (calibration.md: the long calibration report).
+
+from anachron.report.registry import FORMATS, TABLE_NAMES
 
 
 rule render_tables:
     input:
         db="results/results.duckdb",
     output:
-        md="results/tables/main.md",
-        tex="results/tables/main.tex",
-        enforcement="results/tables/enforcement.md",
-        dclr="results/tables/dclr.md",
-        calibration="results/tables/calibration.md",
+        expand("results/tables/{name}.{ext}", name=TABLE_NAMES, ext=FORMATS),
     conda:
         "../../environment.yml"
     log:

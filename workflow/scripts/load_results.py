@@ -1,6 +1,7 @@
-"""Glue for rule load_results: build results/results.duckdb (atomically)."""
+"""Glue for rule load_results: build results/results.duckdb (atomically), with the report views."""
 
 from anachron.logs import log_to
+from anachron.report.registry import report_view_statements
 from anachron.store.load import write_database
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -21,5 +22,6 @@ with log_to(sm.log[0]) as log:
         planted=[sm.input.planted],
         training_log=list(sm.input.training_log),
         bootstrap=dict(sm.params.bootstrap),
+        views=report_view_statements(),
     )
     log.info("wrote %s: %s", sm.output.db, counts)

@@ -1,21 +1,29 @@
-"""Render the main results table (Markdown and LaTeX) from ``results.duckdb``, and the Shapley-DCLR table.
+"""Cell formatting and the Markdown / LaTeX / HTML rendering of the report tables.
 
-The main table has one row per task x method x model x split with OLR (%),
-Perf, Cov (%) and parse rate (%), each with n and the bootstrap CI where it
-has one, as in the TEMPO paper's Table 2 (plus the parse rate, which a small
-local model needs beside OLR to be read correctly); beside OLR, the strict OLR
-(undated and ambiguous claims counted as leaked, an upper bound) and the share of
-claims dated by the model's declared date alone. The other reports:
-:mod:`anachron.report.calibration`, :mod:`anachron.report.paired`,
-:mod:`anachron.report.datasets`.
+A report table reaches the renderers as a :class:`TableData`: its cells already formatted as
+text (the numbers come from the SQL of :mod:`anachron.report.registry`, the formatting from the
+helpers here), the cells to set in bold (the best value of a block), the rows that start a new
+block, and extra sentences for the caption; or, when there is nothing to show, the reason.
+:func:`render_markdown`, :func:`render_latex` and :func:`render_html` turn it into the three
+files of ``results/tables/{name}.*``.
+
+:func:`format_main` is the main results table as ``anachron show`` prints it (one row per task x
+method x model x split: OLR %, strict OLR %, declared-only %, Perf, Cov %, parse %, with 95% CIs and
+n), laid out as the TEMPO paper's Table 2 plus the parse rate.
 """
 
 from __future__ import annotations
 
+import html
 import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
-import duckdb
 import pandas as pd
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 def main_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -28,25 +36,32 @@ def main_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute("SELECT * FROM main_table").df()
 
 
-def missing(v: float | None) -> bool:
-    """True for None and NaN (a value a rendered cell shows as a dash or "n/a")."""
-    return v is None or (isinstance(v, float) and math.isnan(v))
+def missing(v: object) -> bool:
+    """True for None, NaN and pandas' NA (a value a rendered cell shows as a dash or "n/a")."""
+    if v is None or v is pd.NA:
+        return True
+    return isinstance(v, float) and math.isnan(v)
 
 
-def _fmt(v: float | None, lo: float | None = None, hi: float | None = None, *, pct: bool = False) -> str:
-    """A value (as a percentage with one decimal, or with three decimals) and its CI."""
+def fmt_ci(v: float | None, lo: float | None = None, hi: float | None = None, *, pct: bool = False,
+           digits: int | None = None) -> str:
+    """A value and, when both bounds are given, its CI: ``"25.0 [0.0, 50.0]"``; "–" when missing.
+
+    ``pct``: a fraction shown as a percentage with one decimal; otherwise ``digits`` decimals (3).
+    """
     if missing(v):
         return "–"
-    scale, spec = (100.0, ".1f") if pct else (1.0, ".3f")
+    scale = 100.0 if pct else 1.0
+    spec = f".{1 if pct else 3 if digits is None else digits}f"
     s = format(scale * v, spec)
     if not (missing(lo) or missing(hi)):
         s += f" [{format(scale * lo, spec)}, {format(scale * hi, spec)}]"
     return s
 
 
-def _count(v: object) -> int:
-    """A count column's value as an int; 0 where the view has none (a run with trace metrics only)."""
-    return 0 if v is None or pd.isna(v) else int(v)
+def as_count(v: object) -> int:
+    """A count column's value as an int; 0 where it has none (a run with trace metrics only)."""
+    return 0 if missing(v) else int(v)
 
 
 def format_main(df: pd.DataFrame) -> pd.DataFrame:
@@ -60,17 +75,17 @@ def format_main(df: pd.DataFrame) -> pd.DataFrame:
                 "Method": r.method,
                 "Model": r.model,
                 "Split": r.split,
-                "n": _count(r.n),
-                "OLR % [95% CI]": _fmt(r.olr, r.olr_ci_low, r.olr_ci_high, pct=True),
-                "n (OLR)": _count(r.olr_n),
-                "strict OLR % [95% CI]": _fmt(r.olr_strict, r.olr_strict_ci_low, r.olr_strict_ci_high, pct=True),
-                "declared-only % [95% CI]": _fmt(
+                "n": as_count(r.n),
+                "OLR % [95% CI]": fmt_ci(r.olr, r.olr_ci_low, r.olr_ci_high, pct=True),
+                "n (OLR)": as_count(r.olr_n),
+                "strict OLR % [95% CI]": fmt_ci(r.olr_strict, r.olr_strict_ci_low, r.olr_strict_ci_high, pct=True),
+                "declared-only % [95% CI]": fmt_ci(
                     r.declared_only_rate, r.declared_only_rate_ci_low, r.declared_only_rate_ci_high, pct=True
                 ),
-                "Perf [95% CI]": _fmt(r.perf, r.perf_ci_low, r.perf_ci_high),
-                "n (Perf)": _count(r.perf_n),
-                "Cov %": _fmt(r.cov, pct=True),
-                "Parse %": _fmt(r.parse_rate, pct=True),
+                "Perf [95% CI]": fmt_ci(r.perf, r.perf_ci_low, r.perf_ci_high),
+                "n (Perf)": as_count(r.perf_n),
+                "Cov %": fmt_ci(r.cov, pct=True),
+                "Parse %": fmt_ci(r.parse_rate, pct=True),
             }
         )
     return pd.DataFrame(rows)
@@ -85,93 +100,181 @@ def frame_text(df: pd.DataFrame, fmt: str) -> str:
     return (df.to_markdown(index=False) if len(df) else "(no rows)") + "\n"
 
 
-def to_markdown(df: pd.DataFrame, title: str, note: str) -> str:
-    """A Markdown document: heading, table, note."""
-    body = df.to_markdown(index=False) if len(df) else "_no results yet_"
-    return f"# {title}\n\n{body}\n\n{note}\n"
+# ----------------------------------------------------------------------------- rendering
 
 
-def to_latex(df: pd.DataFrame, caption: str, label: str) -> str:
-    """A LaTeX ``table`` environment (booktabs) for the same frame."""
-    if not len(df):
-        return f"% {caption}: no results yet\n"
-    esc = df.map(lambda v: str(v).replace("%", r"\%").replace("_", r"\_").replace("–", "--"))
-    esc.columns = [str(c).replace("%", r"\%").replace("_", r"\_") for c in df.columns]
-    cols = "l" * 4 + "r" * (len(df.columns) - 4)
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
-    lines.append(" & ".join(esc.columns) + r" \\")
-    lines.append(r"\midrule")
-    for row in esc.itertuples(index=False):
-        lines.append(" & ".join(row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{caption}}}", rf"\label{{{label}}}", r"\end{table}"]
+@dataclass(frozen=True)
+class TableData:
+    """A report table ready to render, or the reason there is none.
+
+    Attributes:
+        frame: the cells as text, columns in display order (empty when ``reason`` is set).
+        n_keys: the leading columns that name a row (left-aligned); the others are numbers
+            (right-aligned).
+        bold: ``(row position, column name)`` of the cells set in bold (the best of a block).
+        blocks: row positions (> 0) that start a new block; a rule is drawn above them.
+        notes: sentences added after the table's note (e.g. why a column says "n/a").
+        reason: set when there is no data: why (rendered as "No data: <reason>").
+    """
+
+    frame: pd.DataFrame = field(default_factory=pd.DataFrame)
+    n_keys: int = 0
+    bold: frozenset[tuple[int, str]] = frozenset()
+    blocks: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+    reason: str | None = None
+
+    @classmethod
+    def no_data(cls, reason: str) -> TableData:
+        """A table with nothing to show because of ``reason``."""
+        return cls(reason=reason)
+
+    @property
+    def has_data(self) -> bool:
+        """False when there is a reason (or no row) instead of a table."""
+        return self.reason is None and len(self.frame) > 0
+
+    def cells(self, mark: Callable[[str], str]) -> list[list[str]]:
+        """Rows of cell strings, ``mark(text)`` applied to the bold cells."""
+        cols = list(self.frame.columns)
+        return [[mark(str(v)) if (i, c) in self.bold else str(v) for c, v in zip(cols, row)]
+                for i, row in enumerate(self.frame.itertuples(index=False))]
+
+
+def _note_text(note: str, data: TableData) -> str:
+    return " ".join([note, *data.notes]).strip()
+
+
+def _reason_text(data: TableData) -> str:
+    return data.reason or "the table has no rows"
+
+
+def render_markdown(data: TableData, title: str, note: str) -> str:
+    """A Markdown document: ``# title``, the table (bold as ``**x**``), the note; or the no-data line."""
+    if not data.has_data:
+        return f"# {title}\n\n**No data:** {_reason_text(data)}\n\n{_note_text(note, data)}\n"
+    cells = data.cells(lambda s: f"**{s}**" if s not in ("", "–") else s)
+    ncol = len(data.frame.columns)
+    align = ["left"] * data.n_keys + ["right"] * (ncol - data.n_keys)
+    body = pd.DataFrame(cells, columns=data.frame.columns).to_markdown(
+        index=False, colalign=align, disable_numparse=True)
+    return f"# {title}\n\n{body}\n\n{_note_text(note, data)}\n"
+
+
+#: Characters LaTeX reads as commands, and the Unicode signs the tables use, in LaTeX.
+_LATEX = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--", "—": "---", "−": "$-$",
+    "↓": r"$\downarrow$", "↑": r"$\uparrow$", "→": r"$\rightarrow$", "Δ": r"$\Delta$", "×": r"$\times$",
+    "≤": r"$\leq$", "≥": r"$\geq$", "φ": r"$\varphi$", "Σ": r"$\Sigma$", "·": r"$\cdot$", "±": r"$\pm$",
+    "…": r"\ldots{}", "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "§": r"\S{}",
+}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped and the tables' Unicode signs as LaTeX
+    (``%`` -> ``\\%``, ``–`` -> ``--``, ``↓`` -> ``$\\downarrow$``); Markdown code spans (`x`)
+    become ``\\texttt{x}``."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # the last backtick is unpaired: a quote, not a code span
+        parts[-2:] = [parts[-2] + "'" + parts[-1]]
+    out = [_LATEX_RE.sub(lambda m: _LATEX[m.group(0)], p) for p in parts]
+    return "".join(rf"\texttt{{{p}}}" if i % 2 else p for i, p in enumerate(out))
+
+
+def render_latex(data: TableData, title: str, note: str, label: str) -> str:
+    """A LaTeX ``table`` (booktabs; bold as ``\\textbf``; ``\\midrule`` between blocks) captioned
+    ``title. note``; with no data, the same float with the reason in place of the tabular."""
+    caption = latex_escape(f"{title}. {_note_text(note, data)}")
+    head = [f"% {latex_escape(title)}: generated by anachron (results/tables); needs \\usepackage{{booktabs}}",
+            r"\begin{table}[t]", r"\centering", r"\small"]
+    tail = [rf"\caption{{{caption}}}", rf"\label{{{label}}}", r"\end{table}"]
+    if not data.has_data:
+        return "\n".join([*head, rf"\emph{{No data: {latex_escape(_reason_text(data))}}}", *tail]) + "\n"
+    ncol = len(data.frame.columns)
+    cols = "l" * data.n_keys + "r" * (ncol - data.n_keys)
+    rows = data.cells(lambda s: s)
+    bold = {(i, j) for i in range(len(rows)) for j, c in enumerate(data.frame.columns) if (i, c) in data.bold}
+    lines = [*head, r"\setlength{\tabcolsep}{4pt}", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+             " & ".join(latex_escape(c) for c in data.frame.columns) + r" \\", r"\midrule"]
+    for i, row in enumerate(rows):
+        if i in data.blocks:
+            lines.append(r"\midrule")
+        cells = [rf"\textbf{{{latex_escape(v)}}}" if (i, j) in bold else latex_escape(v) for j, v in enumerate(row)]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", *tail]
     return "\n".join(lines) + "\n"
 
 
-MAIN_NOTE = (
-    "OLR: mean share of evidence claims whose verified effective date is after the instance's cutoff "
-    "(instances with at least one parsed claim); undated and ambiguous claims count as not leaked. "
-    "Strict OLR: the same with undated claims and claims whose date straddles the cutoff (ambiguous) "
-    "counted as leaked, an upper bound. Declared-only: share of evidence claims whose date rests on the "
-    "model's declared source_date alone (no date in the text, no grounded or corpus evidence), pooled over "
-    "the run's claims: how much of a clean score is unverified. Perf: task score in [0, 1] (stock: (Spearman + 1) / 2). "
-    "Cov: share of evidence items cited in the reasoning. Parse: share of completions with a valid JSON "
-    "answer and prediction. Brackets: 95% percentile bootstrap CI over instances."
-)
+_HTML_STYLE = """
+body { font: 13px/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d1d1f; margin: 16px; }
+h1 { font-size: 16px; margin: 0 0 8px; }
+.wrap { max-width: 100%; max-height: 85vh; overflow: auto; }
+table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 6px; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
+th { position: sticky; top: 0; background: #f4f4f6; font-weight: 600; text-align: left;
+     white-space: normal; max-width: 7.5em; border-bottom: 2px solid #999; }
+th.num { text-align: right; }
+td { white-space: nowrap; }
+td.num { text-align: right; }
+td .ci { display: block; font-size: 10.5px; color: #666; }
+tr.block td { border-top: 2px solid #bbb; }
+tbody tr:hover td { background: #fafafa; }
+strong { font-weight: 700; }
+p.note { max-width: 60em; color: #444; font-size: 12px; }
+p.nodata { font-weight: 600; }
+"""
+
+#: A formatted value followed by its interval: "25.0 [0.0, 50.0]".
+_VALUE_CI = re.compile(r"^(.*\S)\s+(\[[^\]]*\])$")
 
 
-DCLR_NOTE = (
-    "Shapley-DCLR: Σ|φ|·leaked / Σ|φ| over an instance's claims, φ the claim's Shapley value on the task "
-    "score of the model's closed-world prediction given only a coalition of claims (TimeSPEC paper, Eq. 4); "
-    "Top-K: share of the K claims with the largest |φ| that leaked; both averaged over instances, 95% "
-    "bootstrap CI. Estimator: exact enumeration when 2^n fits the per-instance budget of model calls, "
-    "Leverage SHAP otherwise. OLR on the same instances is shown for comparison."
-)
+#: Markdown code spans of a note (`rag`), shown as <code> in HTML.
+_CODE = re.compile(r"`([^`]+)`")
 
 
-def dclr_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Shapley-DCLR and Top-1/3/5 per task x method x model x split, with estimator and call counts."""
-    n = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'shapley'").fetchone()[0]
-    if not n:
-        return pd.DataFrame()
-    metrics = con.execute(
-        "SELECT task, method, model, split, metric, value, ci_low, ci_high, n FROM metrics "
-        "WHERE metric IN ('dclr', 'top1', 'top3', 'top5')"
-    ).df()
-    calls = con.execute(
-        """SELECT s.task, s.method, s.model, s.split, count(*) AS instances, sum(s.n_claims) AS claims,
-                  avg(s.n_calls) AS mean_calls, max(s.n_calls) AS max_calls, max(s.budget) AS budget,
-                  sum(CASE WHEN s.estimator = 'exact' THEN 1 ELSE 0 END) AS n_exact,
-                  avg(s.exact_mae) AS exact_mae, avg(sc.olr) AS olr
-           FROM shapley s LEFT JOIN instance_scores sc
-             ON s.task = sc.task AND s.method = sc.method AND s.model = sc.model AND s.instance_id = sc.instance_id
-           GROUP BY ALL ORDER BY ALL"""
-    ).df()
-    rows = []
-    for r in calls.itertuples(index=False):
-        m = metrics[(metrics.task == r.task) & (metrics.method == r.method) & (metrics.model == r.model) & (metrics.split == r.split)]
-        get = {x.metric: x for x in m.itertuples(index=False)}
-
-        def cell(k: str) -> str:
-            x = get.get(k)
-            return _fmt(x.value, x.ci_low, x.ci_high, pct=True) if x is not None else "–"
-
-        rows.append(
-            {
-                "Task": r.task, "Method": r.method, "Model": r.model, "Split": r.split,
-                "n": int(r.instances), "claims": int(r.claims),
-                "DCLR % [95% CI]": cell("dclr"), "Top-1 %": cell("top1"), "Top-3 %": cell("top3"), "Top-5 %": cell("top5"),
-                "OLR %": _fmt(r.olr, pct=True),
-                "exact / n": f"{int(r.n_exact)}/{int(r.instances)}",
-                "calls mean (max) / budget": f"{r.mean_calls:.1f} ({int(r.max_calls)}) / {int(r.budget)}",
-                "MAE vs exact": "–" if missing(r.exact_mae) else f"{r.exact_mae:.4f}",
-            }
-        )
-    return pd.DataFrame(rows)
+def _html_text(text: str) -> str:
+    """``text`` escaped for HTML, its `code` spans as ``<code>``."""
+    return _CODE.sub(r"<code>\1</code>", html.escape(text))
 
 
-def dclr_report(con: duckdb.DuckDBPyConnection) -> str:
-    """``results/tables/dclr.md``: the Shapley-DCLR table, or a note when nothing was attributed."""
-    table = dclr_table(con)
-    if not len(table):
-        return "# Shapley-DCLR\n\nNo Shapley attributions: no run in `shapley.tasks` / `shapley.methods` had claims.\n"
-    return to_markdown(table, "Shapley-DCLR: leakage among the decision-critical claims", DCLR_NOTE)
+def _html_cell(text: str, *, strong: bool) -> str:
+    m = _VALUE_CI.match(text)
+    value, ci = (m.group(1), m.group(2)) if m else (text, "")
+    inner = html.escape(value)
+    if strong and value not in ("", "–"):
+        inner = f"<strong>{inner}</strong>"
+    if ci:
+        inner += f'<span class="ci">{html.escape(ci)}</span>'
+    return inner
+
+
+def render_html(data: TableData, title: str, note: str) -> str:
+    """A self-contained HTML document (inline CSS): the title, the table (numbers right-aligned,
+    a value's CI on a second, smaller line, header cells that wrap and stay in view, bold for the
+    best, a rule between blocks, a horizontal scroll box as the last resort) and the note; or the
+    reason there is no data."""
+    esc = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             f"<title>{esc(title)}</title>", f"<style>{_HTML_STYLE}</style>", "</head>", "<body>",
+             f"<h1>{esc(title)}</h1>"]
+    if not data.has_data:
+        parts.append(f'<p class="nodata">No data: {_html_text(_reason_text(data))}</p>')
+    else:
+        cols = list(data.frame.columns)
+        klass = ["" if j < data.n_keys else ' class="num"' for j in range(len(cols))]
+        parts += ['<div class="wrap">', "<table>", "<thead>", "<tr>"]
+        parts += [f"<th{k}>{esc(str(c))}</th>" for c, k in zip(cols, klass)]
+        parts += ["</tr>", "</thead>", "<tbody>"]
+        for i, row in enumerate(data.frame.itertuples(index=False)):
+            tr = '<tr class="block">' if i in data.blocks else "<tr>"
+            tds = "".join(f"<td{k}>{_html_cell(str(v), strong=(i, c) in data.bold)}</td>"
+                          for c, k, v in zip(cols, klass, row))
+            parts.append(tr + tds + "</tr>")
+        parts += ["</tbody>", "</table>", "</div>"]
+    text = _note_text(note, data)
+    if text:
+        parts.append(f'<p class="note">{_html_text(text)}</p>')
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"

@@ -11,8 +11,9 @@ Tables: ``instances``, ``runs``, ``llm_calls``, ``completions``, ``claims``,
 per instance), ``calibration`` (verifier recall / false-positive rate on planted claims per task
 and layer set), ``planted_claims`` (the planted claims and their verdicts),
 ``metrics`` (every aggregate, trace metrics included). View: ``main_table`` (OLR / Perf / Cov / parse
-rate side by side per task x method x model x split, as rendered in
-``results/tables/main.md``).
+rate side by side per task x method x model x split). The writer also runs the view statements
+it is given (``load_results`` passes the report views ``report_{name}`` of
+:mod:`anachron.report.registry`); the store itself defines no other view.
 
 Layering: the schema is the bottom layer (the producers, :mod:`anachron.metrics` included, import
 their columns from it); the writer is above :mod:`anachron.metrics` (it computes the ``metrics``

@@ -130,6 +130,7 @@ def write_database(
     training_log: Paths = (),
     bootstrap: dict | None = None,
     memory_limit: str = MEMORY_LIMIT,
+    views: Sequence[str] = (),
 ) -> dict[str, int]:
     """Build ``results.duckdb`` from the workflow's Parquet/JSON outputs, atomically.
 
@@ -145,12 +146,16 @@ def write_database(
         memory_limit: DuckDB's ``memory_limit`` while it builds the database (a size such as
             ``"1GB"``); DuckDB keeps an insert's rows in memory up to this size and writes the rest
             to disk, so it bounds what the large tables cost (:data:`MEMORY_LIMIT`).
+        views: further SQL statements run, in order, once every table and the ``main_table`` view
+            exist (``CREATE VIEW ...``: the workflow passes the report views of
+            :func:`anachron.report.registry.report_view_statements`); the store itself knows none.
 
     Returns:
         Row counts per table (every table of :data:`~anachron.store.schema.TABLES`).
 
     Raises:
         ValueError: an input has a column its table does not declare.
+        duckdb.Error: a statement of ``views`` fails (no database is written then).
     """
     boot = bootstrap or {}
     files = {
@@ -187,6 +192,8 @@ def write_database(
                 load_frame(con, "metrics", aggregate_traces(traces, **boot))
             load_frame(con, "metrics", aggregate_shapley(con.table("shapley").df(), **boot))
             con.execute(MAIN_TABLE_VIEW)
+            for statement in views:
+                con.execute(statement)
             counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in TABLES}
             con.execute("CHECKPOINT")
         finally:

@@ -494,8 +494,10 @@ CALIBRATION_COLUMNS = CALIBRATION.names
 PLANTED_COLUMNS = _names(_PLANTED)
 METRIC_COLUMNS = METRICS.names
 
-MAIN_TABLE_VIEW = """
-CREATE VIEW main_table AS
+#: The SELECT of the ``main_table`` view: the ``metrics`` rows of OLR, strict OLR, declared-only
+#: rate, Perf, Cov and parse rate side by side, one row per task x method x model x split (the
+#: report views of :mod:`anachron.report.registry` select from it too).
+MAIN_TABLE_SELECT = """
 SELECT task, method, model, split,
        max(n) FILTER (WHERE metric = 'parse_rate') AS n,
        max(value) FILTER (WHERE metric = 'olr') AS olr,
@@ -520,5 +522,6 @@ FROM metrics
 GROUP BY task, method, model, split
 ORDER BY task, method, model, split
 """
+MAIN_TABLE_VIEW = "CREATE VIEW main_table AS" + MAIN_TABLE_SELECT
 #: Columns of a TEMPO training log (``results/training/{model}/{task}/log.parquet``).
 TRAINING_LOG_COLUMNS = TRAINING_LOG.names
