@@ -93,7 +93,7 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
         for i, (olr, perf, cov) in enumerate(per):
             iid, split, cutoff = instance_id(task, i), split_of(i), cutoff_of(i)
             n_leaked = round(olr * N_CLAIMS)
-            undated = method == "temporal_hint" and i == 0
+            undated = method == "temporal_hint" and i == 0 and n_leaked < N_CLAIMS
             evidence = []
             for c in range(N_CLAIMS):
                 leaked = c < n_leaked
@@ -151,11 +151,11 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
         {"task": "stock", "layers": "grounded+rules", "kind": kind, "style": "all", "metric": metric, "n": 100,
          "n_flagged": flagged, "n_undated": 0, "n_ambiguous": 0, "n_declared_only": 0, "rate": flagged / 100,
          "ci_low": max(0.0, flagged / 100 - 0.08), "ci_high": min(1.0, flagged / 100 + 0.08)}
-        for kind, metric, flagged in (("leaked", "recall", 90), ("clean", "false_positive_rate", 5))
+        for kind, metric, flagged in (("post_cutoff", "recall", 90), ("pre_cutoff", "fp_rate", 5))
     ]
     planted = [
         {"task": "stock", "instance_id": instance_id("stock", i), "cutoff_date": CUTOFF, "fact": f"planted {i}",
-         "declared_date_raw": "2021-01-01" if i % 2 else "2019-01-01", "kind": "leaked" if i % 2 else "clean",
+         "declared_date_raw": "2021-01-01" if i % 2 else "2019-01-01", "kind": "post_cutoff" if i % 2 else "pre_cutoff",
          "style": "explicit", "truth_leaked": bool(i % 2), "truth_date": "2021-01-01" if i % 2 else "2019-01-01",
          "layers": "grounded+rules", "leaked": bool(i % 2), "verdict": "leaked" if i % 2 else "clean",
          "layer": "rules", "flagged": bool(i % 2), "correct": True}

@@ -253,12 +253,14 @@ def test_enforcement_names_unpaired_instances(tmp_path):
 
 def test_calibration_compact_table(con):
     df = _numbers(con, "calibration")
-    assert list(df["kind"]) == ["leaked", "clean"]  # recall rows first
-    r = _row(df, kind="leaked")
+    assert list(df["kind"]) == ["post_cutoff", "pre_cutoff"]  # recall rows first
+    r = _row(df, kind="post_cutoff")
     assert r["rate"] == pytest.approx(0.9) and r["meets_bar"] == False  # noqa: E712 (numpy bool) 0.90 < 0.95
     cells = REPORT_TABLES["calibration"].build(con)
     assert cells.frame.iloc[0]["Rate % [Wilson 95% CI]"] == "90.0 [82.0, 98.0]" and cells.frame.iloc[0]["bar"] == "misses"
     assert (0, "bar") in cells.bold
+    fp = _row(df, kind="pre_cutoff")
+    assert fp["metric"] == "fp_rate" and fp["rate"] == pytest.approx(0.05) and fp["meets_bar"] == False  # noqa: E712 5% > 1%
 
 
 def test_training_first_last_and_best(con):
