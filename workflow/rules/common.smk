@@ -13,6 +13,7 @@ from anachron.methods.runner import failed_runs_summary, retry_param, retry_stat
 from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
 from anachron.sources.registry import SOURCES, source_params
 from anachron.tasks.registry import get_task
+from anachron.report import REPORT_LAYOUT
 
 try:
     validate_config(config)  # against the package's schema: anachron/schemas/config.schema.yaml
@@ -256,3 +257,13 @@ def calibration_inputs(wildcards):
             inputs[f"run_{t}_{mo}"] = f"results/runs/{t}/{m}/{mo}.parquet"
     inputs.update(corpus_index_input(config["calibration"]["layer_sets"]))
     return inputs
+
+
+def report_file(path, name, kind):
+    """``path`` flagged for Snakemake's HTML report: caption ``report/{kind}/{name}.rst``, category by topic."""
+    return report(
+        path,
+        caption=f"../report/{kind}/{name}.rst",
+        category=REPORT_LAYOUT[name],
+        subcategory=kind.capitalize(),
+    )

@@ -9,7 +9,9 @@ rule plot_figures:
     input:
         db="results/results.duckdb",
     output:
-        expand("results/figures/{name}.{ext}", name=FIGURE_NAMES, ext=("png", "pdf")),
+        # the PNGs go into `snakemake --report` (report_file: workflow/rules/report.smk)
+        [report_file(f"results/figures/{name}.png", name, "figures") for name in FIGURE_NAMES],
+        [f"results/figures/{name}.pdf" for name in FIGURE_NAMES],
     conda:
         "../../environment.yml"
     log:

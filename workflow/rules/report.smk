@@ -1,14 +1,17 @@
 # Tables rendered from the results database: results/tables/{name}.md, .tex and .html for every
-# report table of anachron.report.registry (calibration.md: the long calibration report).
+# report table of anachron.report.registry (calibration.md: the long calibration report). The HTML
+# tables and the figures' PNGs go into `snakemake --report results/report.html`, each with the
+# caption of workflow/report/{tables,figures}/{name}.rst, in the category of REPORT_LAYOUT.
 
-from anachron.report.registry import FORMATS, TABLE_NAMES
+from anachron.report import TABLE_FORMATS, TABLE_NAMES
 
 
 rule render_tables:
     input:
         db="results/results.duckdb",
     output:
-        expand("results/tables/{name}.{ext}", name=TABLE_NAMES, ext=FORMATS),
+        [report_file(f"results/tables/{name}.html", name, "tables") for name in TABLE_NAMES],
+        [f"results/tables/{name}.{ext}" for name in TABLE_NAMES for ext in TABLE_FORMATS if ext != "html"],
     conda:
         "../../environment.yml"
     log:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
+from anachron.report import TABLE_FORMATS, TABLE_NAMES
 from anachron.report.tables import (
     TableData,
     as_count,
@@ -796,10 +797,10 @@ TRAINING = ReportTable(
 REPORT_TABLES: dict[str, ReportTable] = {
     t.name: t for t in (MAIN, CONTROL, DCLR, COVERAGE, OLR_BINS, COST, ENFORCEMENT, CALIBRATION, TRAINING)
 }
-#: The table names (the file stems of ``results/tables``).
-TABLE_NAMES = tuple(REPORT_TABLES)
-#: The formats every table is written in: the suffixes of ``results/tables/{name}.{ext}``.
-FORMATS = ("md", "tex", "html")
+#: The formats every table is written in (:data:`anachron.report.TABLE_FORMATS`).
+FORMATS = TABLE_FORMATS
+if tuple(REPORT_TABLES) != TABLE_NAMES:  # pragma: no cover (the workflow reads the light list)
+    raise RuntimeError(f"anachron.report.TABLE_NAMES {TABLE_NAMES} != the registry's {tuple(REPORT_TABLES)}")
 
 
 def report_view_statements() -> list[str]:
