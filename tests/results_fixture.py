@@ -188,7 +188,8 @@ _ARGS = {"instances": "instances", "completions": "completions", "claims": "clai
          "claim_shapley": "claim_shapley", "shapley": "shapley"}
 
 
-def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str, ...] = ()) -> Path:
+def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str, ...] = (),
+                     prices: dict[str, tuple[float, float]] | None = None) -> Path:
     """Write ``frames`` (default: :func:`scenario`) as workflow outputs under ``dest`` and build
     ``dest/results.duckdb`` with :func:`~anachron.store.load.write_database`.
 
@@ -196,6 +197,8 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         dest: an empty directory (a pytest ``tmp_path``).
         frames: table name -> DataFrame (``runs``: list of metadata dicts); tables not given stay empty.
         drop: tables to leave empty although ``frames`` has them (e.g. ``("training_log",)``).
+        prices: model key -> (USD per million input, output tokens), the loader's ``prices``
+            (``llm_calls.cost_usd``); None: every cost NULL.
 
     Returns:
         The database path.
@@ -219,5 +222,5 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         df.to_parquet(p, index=False)
         kwargs[_ARGS[table]] = [p]
     db = dest / "results.duckdb"
-    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, **kwargs)
+    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, prices=prices, **kwargs)
     return db
