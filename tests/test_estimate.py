@@ -260,6 +260,13 @@ def test_comparison_with_a_run(fixture_run):
     assert "older version" in notes[0]
     pd.testing.assert_frame_equal(old_actual.sort_values(list(old_actual.columns[:4])).reset_index(drop=True),
                                   actual.sort_values(list(actual.columns[:4])).reset_index(drop=True))
+    w = duckdb.connect(str(old))
+    w.execute("DROP TABLE tool_calls")
+    w.execute("DROP TABLE llm_calls")
+    w.close()
+    none, notes = actual_usage(duckdb.connect(str(old), read_only=True), cfg)
+    assert not len(none) and "no llm_calls table" in notes[0]
+    assert compare(summarize(est), none)["calls_actual"].isna().all()
 
 
 def test_cli_estimate_after_a_run_and_as_json(fixture_run, capsys):
@@ -301,6 +308,9 @@ def test_cli_estimate_bad_input(tmp_path, capsys):
     bad.write_text("prices: {nope: {usd_per_million_input_tokens: 1, usd_per_million_output_tokens: 1}}\n")
     assert main(["estimate", str(bad)]) == 2
     assert "config key prices.nope" in capsys.readouterr().err
+    bad.write_text("run: {tasks: [stock\n")
+    assert main(["estimate", str(bad)]) == 2
+    assert "bad.yaml" in capsys.readouterr().err
     assert main(["estimate", str(tmp_path / "missing.yaml")]) == 1
     assert "missing.yaml" in capsys.readouterr().err
     assert main(["estimate", str(REPO / "config" / "config.yaml"), "--retry-rate", "2"]) == 2

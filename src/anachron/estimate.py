@@ -46,8 +46,6 @@ MESSAGE_TOKENS = 4
 #: Planted claims per kind: 3 kinds of template claims, 2 kinds of re-worded real facts
 #: (:func:`anachron.verify.calibration.plant.plant_claims`).
 TEMPLATE_KINDS, REAL_KINDS = 3, 2
-#: Stages of the estimate: the method run, rule verify_claims, rule shapley, rule calibrate_verifier.
-STAGES = ("run", "verify", "shapley", "calibration")
 #: Columns of :func:`estimate`'s step rows.
 STEP_COLUMNS = [
     "task", "stage", "method", "model", "run_model", "step", "priced_model", "instances", "instances_basis", "calls",
@@ -501,6 +499,13 @@ def actual_usage(con: Any, config: Mapping[str, Any]) -> tuple[pd.DataFrame, lis
         ``(frame, notes)``.
     """
     notes: list[str] = []
+    keys = ["task", "stage", "method", "model_key"]
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    empty = pd.DataFrame(columns=["task", "stage", "method", "model", "calls", "cache_hits", "prompt_tokens",
+                                  "completion_tokens", "cost_all", "cost_spent", "searches"])
+    if "llm_calls" not in tables:
+        notes.append("the database has no llm_calls table: no recorded calls to compare with (rebuild it: snakemake --cores 2)")
+        return empty, notes
     cols = {r[0] for r in con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'llm_calls'").fetchall()}
     calls = con.execute(
@@ -524,7 +529,6 @@ def actual_usage(con: Any, config: Mapping[str, Any]) -> tuple[pd.DataFrame, lis
     calls["stage"] = [stage(r) for r in calls.itertuples(index=False)]
     calls["cost_usd"] = pd.to_numeric(calls["cost_usd"], errors="coerce")
     calls["cost_spent"] = calls["cost_usd"].where(~calls["cache_hit"].astype(bool), 0.0)
-    keys = ["task", "stage", "method", "model_key"]
     g = calls.groupby(keys, dropna=False)
     out = pd.DataFrame({
         "calls": g.size(),
@@ -534,9 +538,14 @@ def actual_usage(con: Any, config: Mapping[str, Any]) -> tuple[pd.DataFrame, lis
         "cost_all": g["cost_usd"].sum(min_count=1),
         "cost_spent": g["cost_spent"].sum(min_count=1),
     }).reset_index().rename(columns={"model_key": "model"})
-    tools = con.execute("SELECT task, method, model, count(*) AS searches FROM tool_calls GROUP BY ALL").df()
-    tools["stage"] = "run"
-    out = out.merge(tools, on=["task", "stage", "method", "model"], how="outer")
+    if "tool_calls" in tables:
+        tools = con.execute("SELECT task, method, model, count(*) AS searches FROM tool_calls GROUP BY ALL").df()
+        tools["stage"] = "run"
+        out = out.merge(tools, on=["task", "stage", "method", "model"], how="outer")
+        out.loc[out["stage"].eq("run") & out["searches"].isna(), "searches"] = 0  # a run that did not search
+    else:
+        out["searches"] = float("nan")
+        notes.append("the database has no tool_calls table: no recorded searches")
     return out, notes
 
 
@@ -553,9 +562,10 @@ def compare(summary: pd.DataFrame, actual: pd.DataFrame) -> pd.DataFrame:
     for c in cols:
         if c not in df:
             df[c] = float("nan")
-    order = {s: i for i, s in enumerate(STAGES)}
-    df["_o"] = df["stage"].map(order)
-    return df.sort_values(["task", "_o", "method", "model"]).drop(columns="_o")[cols].reset_index(drop=True)
+    # the estimate's order; recorded rows the config does not plan come last
+    rank = {tuple(k): i for i, k in enumerate(summary[keys].itertuples(index=False))}
+    df["_o"] = [rank.get(tuple(k), len(rank)) for k in df[keys].itertuples(index=False)]
+    return df.sort_values(["_o", *keys], kind="stable").drop(columns="_o")[cols].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -627,6 +637,8 @@ def _table(df: pd.DataFrame) -> str:
 
 def cmd_estimate(args: argparse.Namespace) -> int:
     """The ``anachron estimate`` command (see :data:`HELP`)."""
+    import yaml
+
     from anachron.config import load_config
     from anachron.errors import ConfigError
 
@@ -642,7 +654,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         assume = Assumptions(args.claims, args.flagged_share, args.retry_rate, args.completion_share)
         est = estimate(config, args.datasets, assume)
-    except ConfigError as exc:
+    except (ConfigError, yaml.YAMLError) as exc:
         print(f"anachron estimate: {args.config}: {exc}", file=sys.stderr)
         return 2
     summary = summarize(est)
