@@ -318,3 +318,16 @@ def test_cli_estimate_bad_input(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["estimate", "--help"])
     assert "before anything runs" in capsys.readouterr().out
+
+
+def test_verifier_calls_and_corpus_searches(dataset, tmp_path):
+    corpus_only = small_config({"temporal_hint": {}}, verify={"layers": ["grounded", "rules", "corpus"]})
+    s = summarize(estimate(corpus_only, tmp_path / "datasets", EXACT)).set_index("stage")
+    assert s.loc["verify", "calls"] == 0 and s.loc["verify", "claim_searches"] == 5 * 2  # one search per claim
+    llm = small_config({"temporal_hint": {}}, verify={"layers": ["grounded", "rules", "llm"], "extractor": "llm",
+                                                       "model": "m", "batch_size": 2})
+    est = estimate(llm, tmp_path / "datasets", EXACT)
+    steps = est.steps[est.steps["stage"] == "verify"].set_index("step")
+    assert steps.loc["extract_claims", "calls"] == 5  # one per answer
+    assert steps.loc["plausibility", "calls"] == 3 + 2  # 2 claims each, batches of 2 per cutoff date
+    assert not any("no price" in n for n in est.notes)  # a mock model is free

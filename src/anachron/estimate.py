@@ -314,8 +314,13 @@ def _verify_rows(ctx: _Ctx, claims: int) -> tuple[list[dict[str, Any]], dict[str
         steps.append(Step("plausibility", render_plausibility, model="verifier", retries=1, batched=True,
                           batch_size=int(verify["batch_size"])))
     rows = _step_rows(ctx, CallPattern(steps=tuple(steps)), {"verifier": verify["model"] or ""}, claims) if steps else []
-    corpus = None if ctx.inst.n is None else ctx.inst.n * claims
-    return rows, {"searches": 0.0, "claim_searches": corpus if "corpus" in verify["layers"] else 0.0}
+    if "corpus" not in verify["layers"]:
+        return rows, {"searches": 0.0, "claim_searches": 0.0}
+    if not rows:  # the corpus layer searches without any model call
+        rows = [{"task": ctx.task, "stage": ctx.stage, "method": ctx.method, "model": ctx.model, "run_model": ctx.run_model,
+                 "step": "corpus", "priced_model": ctx.model, "instances": ctx.inst.n, "instances_basis": ctx.inst.basis,
+                 "calls": 0.0, "prompt_tokens": 0.0, "completion_tokens": 0.0, "cost_usd": 0.0}]
+    return rows, {"searches": 0.0, "claim_searches": None if ctx.inst.n is None else ctx.inst.n * claims}
 
 
 def _shapley_rows(ctx: _Ctx, claims: int) -> list[dict[str, Any]]:
@@ -416,8 +421,9 @@ def estimate(config: Mapping[str, Any], datasets: str | Path = "results/datasets
         step_rows, counts = _run_rows(ctx, claims)
         rows += step_rows
         searches.append({"task": task, "stage": "run", "method": method, "model": model, **counts})
-        if config["verify"]["model"]:
-            vctx = _Ctx(config, prices, assume, task, "verify", method, config["verify"]["model"], inst, sample, model, notes)
+        if config["verify"]["model"] or "corpus" in config["verify"]["layers"]:
+            verifier = config["verify"]["model"] or "(none)"
+            vctx = _Ctx(config, prices, assume, task, "verify", method, verifier, inst, sample, model, notes)
             step_rows, counts = _verify_rows(vctx, claims)
             rows += step_rows
             if step_rows:
@@ -427,7 +433,7 @@ def estimate(config: Mapping[str, Any], datasets: str | Path = "results/datasets
             rows += _shapley_rows(sctx, claims)
     for task in tasks:
         rows += _calibration_rows(config, prices, assume, task, data[task], samples[task], notes)
-    unpriced = sorted({r["priced_model"] for r in rows if r["priced_model"] not in prices})
+    unpriced = sorted({r["priced_model"] for r in rows if r["priced_model"] not in prices and r["calls"] != 0})
     if unpriced:
         notes.append(f"no price for {unpriced}: their cost is unknown (config key prices)")
     if config["verify"]["model"] and [s for s in config["calibration"]["layer_sets"] if "llm" in s]:
