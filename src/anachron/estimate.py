@@ -548,7 +548,7 @@ def actual_usage(con: Any, config: Mapping[str, Any]) -> tuple[pd.DataFrame, lis
         tools = con.execute("SELECT task, method, model, count(*) AS searches FROM tool_calls GROUP BY ALL").df()
         tools["stage"] = "run"
         out = out.merge(tools, on=["task", "stage", "method", "model"], how="outer")
-        out.loc[out["stage"].eq("run") & out["searches"].isna(), "searches"] = 0  # a run that did not search
+        out["searches"] = out["searches"].fillna(0)  # recorded calls without a search
     else:
         out["searches"] = float("nan")
         notes.append("the database has no tool_calls table: no recorded searches")
