@@ -192,7 +192,8 @@ _ARGS = {"instances": "instances", "completions": "completions", "claims": "clai
 
 
 def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str, ...] = (),
-                     views: tuple[str, ...] | None = None) -> Path:
+                     views: tuple[str, ...] | None = None,
+                     prices: dict[str, tuple[float, float]] | None = None) -> Path:
     """Write ``frames`` (default: :func:`scenario`) as workflow outputs under ``dest`` and build
     ``dest/results.duckdb`` with :func:`~anachron.store.load.write_database`.
 
@@ -202,6 +203,8 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         drop: tables to leave empty although ``frames`` has them (e.g. ``("training_log",)``).
         views: view statements for the database; None: the report views ``load_results`` creates
             (:func:`anachron.report.registry.report_view_statements`), ``()`` for none.
+        prices: model key -> (USD per million input, output tokens), the loader's ``prices``
+            (``llm_calls.cost_usd``); None: every cost NULL.
 
     Returns:
         The database path.
@@ -229,5 +232,5 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         from anachron.report.registry import report_view_statements
 
         views = tuple(report_view_statements())
-    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, views=views, **kwargs)
+    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, views=views, prices=prices, **kwargs)
     return db

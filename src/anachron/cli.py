@@ -205,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     from anachron.compare import add_compare_parser
 
     add_compare_parser(sub)
+    from anachron.estimate import add_estimate_parser
+
+    add_estimate_parser(sub)
 
     sc = sub.add_parser("schema", help="print the full config JSON Schema (every key, default, description)")
     sc.set_defaults(func=_cmd_schema)

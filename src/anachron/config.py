@@ -82,7 +82,7 @@ def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] 
             a wrong type, a bad value, or a failed cross-check (a model in ``run.models``
             that ``models`` does not define, a task's own check of its block,
             :meth:`~anachron.tasks.base.Task.check_config`: a stock window whose end is not
-            after its start).
+            after its start; a ``prices`` entry for a model that ``models`` does not define).
     """
     schema = load_schema(schema_path)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
@@ -111,6 +111,9 @@ def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] 
     for key, name in auxiliary_models(config).items():
         if name not in config["models"]:
             raise ConfigError(f"config key {key}: model {name!r} is not defined under `models` (have {sorted(config['models'])})")
+    for name in config["prices"]:
+        if name not in config["models"]:
+            raise ConfigError(f"config key prices.{name}: model {name!r} is not defined under `models` (have {sorted(config['models'])})")
     verify = config["verify"]
     if ("llm" in verify["layers"] or verify["extractor"] == "llm") and not verify["model"]:
         raise ConfigError(

@@ -7,6 +7,7 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from anachron.config import check_ready, edgar_enabled, model_spec, snapshot_dir, validate_config
+from anachron.cost import model_prices
 from anachron.errors import ConfigError, EndpointError
 from anachron.llm.endpoints import check_endpoints, endpoint_limits, job_endpoints, resource_name
 from anachron.methods.runner import failed_runs_summary, retry_param, retry_state_path

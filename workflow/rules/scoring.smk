@@ -86,6 +86,8 @@ rule load_results:
         db="results/results.duckdb",
     params:
         bootstrap=config["bootstrap"],
+        # each call's cost_usd (a changed price re-runs only this rule)
+        prices=model_prices(config),
     conda:
         "../../environment.yml"
     log:

@@ -23,5 +23,6 @@ with log_to(sm.log[0]) as log:
         training_log=list(sm.input.training_log),
         bootstrap=dict(sm.params.bootstrap),
         views=report_view_statements(),
+        prices={name: tuple(price) for name, price in dict(sm.params.prices).items()},
     )
     log.info("wrote %s: %s", sm.output.db, counts)

@@ -36,7 +36,7 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -45,7 +45,8 @@ from anachron.errors import ConfigError
 from anachron.llm.client import LLMClient
 from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
-from anachron.methods.base import MethodResult, generate_and_parse, generation_request
+from anachron.methods.base import PARSE_RETRIES, MethodResult, generate_and_parse, generation_request
+from anachron.methods.pattern import CallPattern, Render, Step
 from anachron.metrics.traces import EntityValidityLike, score_call
 from anachron.progress import track
 from anachron.store.schema import TOOL_CALL_COLUMNS
@@ -629,6 +630,41 @@ def _mode_runner(mode: str, name: str, summary: str):
     runner.__name__ = runner.__qualname__ = f"run_{name}"
     runner.__doc__ = summary
     return runner
+
+
+def retrieval_steps(settings: Mapping[str, Any]) -> tuple[Step, Render, Callable[[Task], tuple[int, int]]]:
+    """The retrieval part of a pattern (RAG and TimeSPEC; :mod:`anachron.methods.pattern`).
+
+    Returns:
+        ``(queries step, render of the generation request, searches per instance)``: one
+        query-writing call (its unusable answer falls back to entity queries, so it is never asked
+        again); the generation request with a passages block that fills the budget
+        (``token_budget * chars_per_token`` characters: an upper bound); ``(queries_min,
+        queries_max)`` searches (:func:`query_count_range`: the model's list is cut at the most,
+        the fallback writes the most when the task has enough subjects).
+    """
+    max_evidence = int(settings.get("max_evidence", 10))
+    qmin_set, qmax_set = settings.get("queries_min"), settings.get("queries_max")
+    budget_chars = int(settings.get("token_budget", 3000)) * int(settings.get("chars_per_token", 4))
+    passages = PASSAGES_HEADER + "\n" + "[1] " + "lorem " * (budget_chars // 6)
+
+    def queries(task: Task, row: pd.Series, facts: Sequence[str]) -> list[dict[str, Any]]:
+        qmin, qmax = query_count_range(task, qmin_set, qmax_set)
+        return [{"role": "user", "content": query_prompt(task, row, qmin, qmax)}]
+
+    def generation(task: Task, row: pd.Series, facts: Sequence[str]) -> list[dict[str, Any]]:
+        return augment_messages(generation_request(task, row, {}, max_evidence).messages, passages)
+
+    return Step("queries", queries), generation, lambda task: query_count_range(task, qmin_set, qmax_set)
+
+
+def call_pattern(settings: Mapping[str, Any]) -> CallPattern:
+    """RAG's calls per instance (both modes): one query-writing call, ``queries_min`` to
+    ``queries_max`` searches, one generation request asked again up to
+    :data:`~anachron.methods.base.PARSE_RETRIES` times when its answer does not parse
+    (:func:`retrieval_steps`)."""
+    queries, generation, searches = retrieval_steps(settings)
+    return CallPattern(steps=(queries, Step("generate", generation, retries=PARSE_RETRIES)), searches=searches)
 
 
 run_rag_enforced = _mode_runner(

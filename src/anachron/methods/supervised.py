@@ -41,7 +41,7 @@ import datetime as dt
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -49,7 +49,8 @@ from anachron.errors import ConfigError
 from anachron.llm.client import LLMClient
 from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
-from anachron.methods.base import MethodResult, complete_and_parse, generation_request
+from anachron.methods.base import PARSE_RETRIES, MethodResult, complete_and_parse, generation_request
+from anachron.methods.pattern import CallPattern, Render, Step, render_extraction, render_plausibility
 from anachron.tasks.base import Task
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
@@ -681,3 +682,62 @@ def run_timespec(
         traces=plan.traces, calls_before=1,
     )
     return results, plan.tool_calls
+
+
+# ---------------------------------------------------------------------------------------------
+# Call patterns (anachron estimate; anachron.methods.pattern)
+# ---------------------------------------------------------------------------------------------
+
+
+def _loop_steps(settings: Mapping[str, Any], generation: Render, judge: bool) -> list[Step]:
+    """The steps of :func:`supervised_loop` after the first generation: extract (llm extractor
+    only) and, with ``judge``, the date judge's batched calls; the same for the regenerated answers
+    of flagged instances (``max_regenerations`` 1); then the aggregator."""
+    max_evidence, max_facts = int(settings.get("max_evidence", 10)), int(settings.get("max_facts", 20))
+    batch = int(settings.get("batch_size", 80))
+    supervise = []
+    if settings.get("extractor", "llm") == "llm":
+        supervise.append(Step("extract_claims", render_extraction, model="supervisor"))
+    if judge:
+        supervise.append(Step("plausibility", render_plausibility, model="supervisor", retries=1, batched=True,
+                              batch_size=batch))
+
+    def regenerate(task: Task, row: pd.Series, facts: Sequence[str]) -> list[dict[str, Any]]:
+        return append_to_user(generation(task, row, facts), avoid_list_block(facts))
+
+    def aggregate(task: Task, row: pd.Series, facts: Sequence[str]) -> list[dict[str, Any]]:
+        return aggregator_request(task, row, list(facts)[:max_facts], {}, max_evidence).messages
+
+    steps = list(supervise)
+    if int(settings.get("max_regenerations", 1)):
+        steps.append(Step("regenerate", regenerate, retries=PARSE_RETRIES, when="flagged"))
+        steps += [Step(s.step, s.render, s.model, s.retries, "flagged", s.batched, s.batch_size) for s in supervise]
+    steps.append(Step("aggregate", aggregate, retries=PARSE_RETRIES))
+    return steps
+
+
+def self_correction_pattern(settings: Mapping[str, Any]) -> CallPattern:
+    """Self-Correction's calls per instance: the Temporal Hint request; the supervisor's claim
+    extraction (``extractor: llm``) and date judgement (``batch_size`` claims per call, per cutoff
+    date, over the run); for an instance with a flagged claim the regeneration and its supervision;
+    the aggregator. Generation, regeneration and aggregation are asked again up to
+    :data:`~anachron.methods.base.PARSE_RETRIES` times when unparsed, the judge once. No search."""
+    max_evidence = int(settings.get("max_evidence", 10))
+
+    def generation(task: Task, row: pd.Series, facts: Sequence[str]) -> list[dict[str, Any]]:
+        return generation_request(task, row, {}, max_evidence).messages
+
+    steps = [Step("generate", generation, retries=PARSE_RETRIES), *_loop_steps(settings, generation, judge=True)]
+    return CallPattern(steps=tuple(steps))
+
+
+def timespec_pattern(settings: Mapping[str, Any]) -> CallPattern:
+    """TimeSPEC's calls per instance: RAG's query call, searches and generation
+    (:func:`anachron.methods.rag.retrieval_steps`); the supervisor's claim extraction
+    (``extractor: llm``) and one unfiltered search per A1-A3 claim (not logged as tool calls); for
+    an instance with a flagged claim the regeneration and its supervision; the aggregator."""
+    from anachron.methods.rag import retrieval_steps
+
+    queries, generation, searches = retrieval_steps(settings)
+    steps = [queries, Step("generate", generation, retries=PARSE_RETRIES), *_loop_steps(settings, generation, judge=False)]
+    return CallPattern(steps=tuple(steps), searches=searches, claim_searches=1)

@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from anachron.errors import ConfigError
+from anachron.methods.temporal_hint import call_pattern as temporal_hint_pattern
 from anachron.methods.temporal_hint import run_temporal_hint
 
 #: The runner: Temporal Hint's (the adapter is part of the model, not of the method).
 run_tempo = run_temporal_hint
+#: Calls per instance at evaluation: Temporal Hint's (training calls no endpoint: rule train_tempo).
+call_pattern = temporal_hint_pattern
 
 
 def tempo_model_config(model_name: str, model_config: dict[str, Any], adapter: str, task: str,

@@ -7,12 +7,13 @@ every other method builds on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import pandas as pd
 
 from anachron.llm.client import LLMClient
-from anachron.methods.base import MethodResult, generate_and_parse, generation_request
+from anachron.methods.base import PARSE_RETRIES, MethodResult, generate_and_parse, generation_request
+from anachron.methods.pattern import CallPattern, Step
 from anachron.tasks.base import Task
 
 
@@ -35,3 +36,18 @@ def run_temporal_hint(
     rows = [r for _, r in instances.iterrows()]
     requests = [generation_request(task, r, params, max_evidence) for r in rows]
     return generate_and_parse(task, rows, requests, client, desc=f"temporal_hint/{task.name} generate")
+
+
+def call_pattern(settings: Mapping[str, Any]) -> CallPattern:
+    """Temporal Hint's calls per instance (:mod:`anachron.methods.pattern`): one generation request,
+    asked again up to :data:`~anachron.methods.base.PARSE_RETRIES` times when its answer does not
+    parse; no search.
+
+    Args:
+        settings: the method's config block (``max_evidence``).
+    """
+    max_evidence = int(settings.get("max_evidence", 10))
+    return CallPattern(steps=(
+        Step("generate", lambda task, row, facts: generation_request(task, row, {}, max_evidence).messages,
+             retries=PARSE_RETRIES),
+    ))

@@ -359,6 +359,20 @@ def _compute(n: int, value_fn: ValueFn, *, budget: int, seed, exact_max: int | N
     return ShapleyResult(phi, "leverage", oracle.n_calls, v_empty, v_all)
 
 
+def n_value_calls(n: int, *, budget: int, exact_max: int = EXACT_MAX) -> int:
+    """Distinct coalitions :func:`shapley_values` evaluates for ``n`` claims (its ``n_calls``),
+    without evaluating any: 0 for ``n == 0``, 2 for ``n == 1``, ``2^n`` when the exact values fit
+    the budget, else ``v(∅)``, ``v(N)`` and ``(budget - 2) // 2`` complementary pairs (Leverage SHAP),
+    at most the ``2^n`` coalitions there are."""
+    if n <= 0:
+        return 0
+    if n == 1:
+        return 2
+    if budget >= (1 << n) and (exact_max is None or n <= exact_max):
+        return 1 << n
+    return min(2 + 2 * ((budget - 2) // 2), 1 << n)
+
+
 def shapley_values(
     n: int,
     value_fn: ValueFn,

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 
+from anachron.cost import TOKENS_PER_PRICE
 from anachron.io import atomic_path
 from anachron.metrics.core import aggregate
 from anachron.metrics.shapley import aggregate_shapley
@@ -113,6 +114,25 @@ def load_frame(con: duckdb.DuckDBPyConnection, table: str, df: pd.DataFrame) -> 
         con.unregister("_frame")
 
 
+def set_call_costs(con: duckdb.DuckDBPyConnection, prices: Mapping[str, tuple[float, float]]) -> None:
+    """Fill ``llm_calls.cost_usd`` from ``prices`` (model key -> USD per million input, output tokens).
+
+    A call is priced by its ``model_name`` (the key of the model that answered it: the verifier's
+    or a supervisor's own key, not the run's ``model_key``). Calls of a model not in ``prices``, and
+    calls without a prompt or completion token count, keep NULL. Cache hits are priced like the
+    others (:mod:`anachron.cost`).
+    """
+    if not prices:
+        return
+    con.execute("CREATE TEMP TABLE _prices (model_name VARCHAR, usd_in DOUBLE, usd_out DOUBLE)")
+    con.executemany("INSERT INTO _prices VALUES (?, ?, ?)", [[str(k), float(i), float(o)] for k, (i, o) in prices.items()])
+    con.execute(
+        "UPDATE llm_calls SET cost_usd = (llm_calls.prompt_tokens * p.usd_in + llm_calls.completion_tokens * p.usd_out) "
+        f"/ {TOKENS_PER_PRICE} FROM _prices AS p WHERE llm_calls.model_name = p.model_name"
+    )
+    con.execute("DROP TABLE _prices")
+
+
 def write_database(
     path: str | os.PathLike[str],
     *,
@@ -129,6 +149,7 @@ def write_database(
     planted: Paths = (),
     training_log: Paths = (),
     bootstrap: dict | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
     memory_limit: str = MEMORY_LIMIT,
     views: Sequence[str] = (),
 ) -> dict[str, int]:
@@ -143,6 +164,9 @@ def write_database(
         training_log: Parquet logs of the train_tempo rule (one per model and task).
         run_meta: run metadata JSON files (one per task/method/model).
         bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
+        prices: model key -> ``(USD per million input tokens, USD per million output tokens)``
+            (:func:`anachron.cost.model_prices` of the config): each call's ``cost_usd``
+            (:func:`set_call_costs`); None or a model left out: NULL.
         memory_limit: DuckDB's ``memory_limit`` while it builds the database (a size such as
             ``"1GB"``); DuckDB keeps an insert's rows in memory up to this size and writes the rest
             to disk, so it bounds what the large tables cost (:data:`MEMORY_LIMIT`).
@@ -179,6 +203,7 @@ def write_database(
                 con.execute(SCHEMA[name].create_sql())
             for name, paths in files.items():
                 load_parquet(con, name, paths)
+            set_call_costs(con, prices or {})
             load_frame(con, "runs", read_run_meta(run_meta))
             load_frame(con, "metrics", aggregate(con.table("instance_scores").df(), **boot))
             calls = con.execute(f"SELECT {_columns(TRACE_INPUT_COLUMNS)} FROM tool_calls").df()

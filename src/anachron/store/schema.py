@@ -177,7 +177,9 @@ LLM_CALLS = Table(
     "One row per LLM call, cache hits included: the run's, the verifier's and the Shapley value calls. "
     "``model_key`` is the configured model name; the call record's fields follow, then the request tags "
     "(``instance_id``, ``step``; the plausibility verifier's ``cutoff_date`` and ``n_items``; ``retry``: the parse "
-    "status that made this call a retry of the step, null for a first call).",
+    "status that made this call a retry of the step, null for a first call). ``cost_usd``: what the call's prompt and "
+    "completion tokens cost at the configured price of ``model_name`` (config key ``prices``; :mod:`anachron.cost`), "
+    "also for cache hits; NULL when the model has no price or a token count is unknown.",
     (
         ("task", VARCHAR),
         ("method", VARCHAR),
@@ -188,6 +190,7 @@ LLM_CALLS = Table(
         ("cutoff_date", VARCHAR),
         ("n_items", BIGINT),
         ("retry", VARCHAR),
+        ("cost_usd", DOUBLE),
     ),
 )
 
