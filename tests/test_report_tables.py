@@ -154,20 +154,20 @@ def test_cost_per_instance_and_totals(con):
     assert df["cost_usd"].isna().all()
 
 
-def test_cost_says_why_without_a_cost_column(con):
-    data = REPORT_TABLES["cost"].build(con)
+def test_cost_says_why_without_a_cost_column(db, tmp_path):
+    path, c = _copy_without_views(db, tmp_path)
+    c.execute("ALTER TABLE llm_calls DROP COLUMN cost_usd")  # a database built before cost accounting
+    c.close()
+    with duckdb.connect(str(path), read_only=True) as ro:
+        data = REPORT_TABLES["cost"].build(ro)
     assert set(data.frame["USD / inst."]) == {"n/a"} and set(data.frame["USD spent (calls made)"]) == {"n/a"}
     assert any("no `cost_usd` column" in n and "re-run load_results" in n for n in data.notes)
     assert "no `cost_usd` column" in render_markdown(data, "Cost", REPORT_TABLES["cost"].note)
 
 
-def test_cost_uses_cost_usd_when_present(db, tmp_path):
-    path, c = _copy_without_views(db, tmp_path)
-    c.execute("ALTER TABLE llm_calls ADD COLUMN cost_usd DOUBLE")
-    # $1 per million prompt tokens, $2 per million completion tokens; m2 has no price
-    c.execute("UPDATE llm_calls SET cost_usd = CASE WHEN model_key = 'm2' THEN NULL "
-              "ELSE prompt_tokens * 1e-6 + completion_tokens * 2e-6 END")
-    c.close()
+def test_cost_uses_cost_usd_when_present(tmp_path):
+    # $1 per million prompt tokens, $2 per million completion tokens; m2 has no price (the loader's prices)
+    path = write_results_db(tmp_path, prices={"m1": (1.0, 2.0)})
     with duckdb.connect(str(path), read_only=True) as ro:
         df = _numbers(ro, "cost")
         data = REPORT_TABLES["cost"].build(ro)
