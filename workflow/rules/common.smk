@@ -14,6 +14,7 @@ from anachron.methods.runner import failed_runs_summary, retry_param, retry_stat
 from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
 from anachron.sources.registry import SOURCES, source_params
 from anachron.tasks.registry import get_task
+from anachron.plan import method_sample as run_sample, planned_runs, shapley_runs
 from anachron.report import REPORT_LAYOUT
 
 try:
@@ -35,13 +36,8 @@ wildcard_constraints:
     model="[A-Za-z0-9_.-]+",
 
 
-def method_tasks(method):
-    """The tasks a method runs on: methods.<m>.tasks (null = all of run.tasks)."""
-    only = config["methods"].get(method, {}).get("tasks")
-    return [t for t in TASKS if only is None or t in only]
-
-
-RUNS = [(t, m, mo) for m in METHODS for t in method_tasks(m) for mo in MODELS]
+# every run_method job: (task, method, model); methods.<m>.tasks selects within run.tasks (anachron.plan)
+RUNS = planned_runs(config)
 
 
 # Shared endpoint limits (config key endpoints; docs/running.md#endpoints): one Snakemake global
@@ -193,9 +189,7 @@ def training_inputs(wildcards):
 
 def method_sample(wildcards):
     """Instances per split for a task x method: run.sample[task], capped by methods.<m>.sample."""
-    caps = [config["run"]["sample"].get(wildcards.task), config["methods"].get(wildcards.method, {}).get("sample")]
-    caps = [c for c in caps if c is not None]
-    return min(caps) if caps else None
+    return run_sample(config, wildcards.task, wildcards.method)
 
 
 def grounding_inputs(wildcards):
@@ -230,17 +224,8 @@ def method_params(wildcards):
     return out
 
 
-def shapley_runs():
-    """(task, method, model) runs whose claims get Shapley attributions (config key shapley)."""
-    tasks, methods = config["shapley"]["tasks"], config["shapley"]["methods"]
-    return [
-        (t, m, mo)
-        for t, m, mo in RUNS
-        if (tasks is None or t in tasks) and (m in methods if methods is not None else m != "rag_unrestricted")
-    ]
-
-
-SHAPLEY_RUNS = shapley_runs()
+# (task, method, model) runs whose claims get Shapley attributions (config key shapley)
+SHAPLEY_RUNS = shapley_runs(config)
 
 
 def calibration_inputs(wildcards):
