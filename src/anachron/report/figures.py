@@ -214,7 +214,7 @@ def leakage_performance_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     methods = _method_order(points["method"])
     models = sorted(points["model"].unique())
     colours, markers = _styles(methods, models)
-    fig, axes = _grid(len(tasks), panel=(4.3, 3.4), legend_rows=2)
+    fig, axes = _grid(len(tasks), panel=(4.6, 3.2), legend_rows=2)  # wider than tall: fits the report view
     fig.suptitle(title)
     for ax, task in zip(axes, tasks):
         p = points[points["task"] == task]

@@ -6,7 +6,9 @@ results are embedded as data URIs). :func:`check_report` loads it with Playwrigh
 system Chromium, lists the embedded results (the page's ``results`` object), shows each one as
 the report's own "view" button does, screenshots it into ``out_dir`` and checks:
 
-* an image result: the ``<img>`` decoded (``naturalWidth > 0``), i.e. no broken image;
+* an image result: the ``<img>`` decoded (``naturalWidth > 0``), i.e. no broken image, and it lies
+  within the view (the report scales an image to the view's width, so a figure taller than
+  that aspect is cut off at the top and bottom);
 * an HTML result (the tables): the page has at least one ``<table>`` or a "no data" note, no table
   is wider than the viewport (no overflowing table), and no cell reads ``nan`` / ``None``;
 * every result has a caption;
@@ -146,11 +148,17 @@ def _check_entry(page, entry: dict, out: Path, settle_ms: int) -> ResultCheck:
     page.screenshot(path=str(shot))
     check.screenshot = str(shot)
     if kind == "img":
-        size = page.evaluate("""(uri) => [...document.querySelectorAll('img')].filter(i => i.src === uri)
-                                .map(i => [i.complete, i.naturalWidth, i.naturalHeight])""", entry["uri"])
-        check.detail["images"] = size
-        if not size or not all(ok and w > 0 and h > 0 for ok, w, h in size):
+        shown = page.evaluate("""(uri) => [...document.querySelectorAll('img')].filter(i => i.src === uri)
+                                 .map(i => {const r = i.getBoundingClientRect();
+                                            return [i.complete, i.naturalWidth, i.naturalHeight, r.top, r.bottom]})""",
+                              entry["uri"])
+        check.detail["images"] = [s[:3] for s in shown]
+        if not shown or not all(ok and w > 0 and h > 0 for ok, w, h, _, _ in shown):
             check.problems.append("broken image (not decoded)")
+        elif any(top < -1 or bottom > VIEWPORT["height"] + 1 for *_, top, bottom in shown):
+            top, bottom = shown[0][3], shown[0][4]
+            check.problems.append(f"image cut off: shown {bottom - top:.0f} px tall in a {VIEWPORT['height']} px view "
+                                  "(make the figure wider than tall)")
         return check
     frame = next((f for f in page.frames if f.url.startswith("data:text/html")), None)
     if frame is None:
