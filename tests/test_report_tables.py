@@ -472,3 +472,18 @@ def test_markdown_alignment_and_no_data():
     assert "|:--" in md and "--:|" in md  # keys left, numbers right
     assert "**25.0 [6.2, 37.5]**" in md and md.rstrip().endswith("Extra: `cost_usd` missing.")
     assert render_markdown(TableData.no_data("why"), "T", "N") == "# T\n\n**No data:** why\n\nN\n"
+
+
+def test_cost_spent_is_zero_when_every_priced_call_was_cached(tmp_path):
+    frames = scenario()
+    calls = frames["llm_calls"]
+    calls.loc[(calls["task"] == "stock") & (calls["method"] == "temporal_hint"), "cache_hit"] = True
+    path = write_results_db(tmp_path, frames, prices={"m1": (1.0, 2.0)})
+    with duckdb.connect(str(path), read_only=True) as ro:
+        df = _numbers(ro, "cost")
+        cells = REPORT_TABLES["cost"].build(ro).frame.set_index(["Task", "Method", "Model"])
+    th = _row(df, task="stock", method="temporal_hint", model="m1", calls_for="run")
+    assert th["cost_usd_made"] == 0.0 and th["cost_usd"] == pytest.approx(6 * 0.0014)
+    assert cells.loc[("stock", "temporal_hint", "m1"), "USD spent (calls made)"] == "0.00"
+    assert cells.loc[("stock", "temporal_hint", "m1"), "USD (all calls)"] == "0.01"
+    assert cells.loc[("stock", "temporal_hint", "m2"), "USD spent (calls made)"] == "n/a"  # m2 has no price

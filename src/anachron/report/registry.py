@@ -414,7 +414,8 @@ agg AS (
          count(*) FILTER (WHERE NOT cached) AS calls_made, count(*) FILTER (WHERE cached) AS calls_cached,
          sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
          sum(latency_s) AS seconds, sum(cost_usd) AS cost_usd,
-         sum(cost_usd) FILTER (WHERE NOT cached) AS cost_usd_made,
+         -- 0 (not NULL) when every priced call of the row was a cache hit
+         coalesce(sum(cost_usd) FILTER (WHERE NOT cached), CASE WHEN count(cost_usd) > 0 THEN 0.0 END) AS cost_usd_made,
          count(*) FILTER (WHERE cost_usd IS NULL) AS calls_unpriced
   FROM c GROUP BY task, method, model, calls_for
 ),
@@ -499,6 +500,7 @@ def _format_cost(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableDat
             "LLM s / inst.": _num(r.seconds_per_instance, 2),
             "USD / inst.": _usd(r.cost_usd_per_instance, r.calls_unpriced, r.calls, 4) if has_cost else "n/a",
             "tokens (all calls)": _num(tokens),
+            "USD (all calls)": _usd(r.cost_usd, r.calls_unpriced, r.calls, 2) if has_cost else "n/a",
             "USD spent (calls made)": _usd(r.cost_usd_made, r.calls_unpriced, r.calls, 2) if has_cost else "n/a",
         })
     notes = () if has_cost else (_NO_COST_COLUMN + ".",)
@@ -515,8 +517,9 @@ COST = ReportTable(
         "of every run of the task × method; the model is the verifier's). Per instance: calls, search calls "
         "(`tool_calls`), prompt and completion tokens as the provider reported them, seconds of model latency "
         "(a cache hit counts its lookup time only) and cost in USD at the configured price per million tokens, "
-        "cache hits included at their price: what an instance costs without the cache. Calls made / cached: "
-        "calls sent to the provider vs answered from the cache; USD spent: the cost of the calls made. "
+        "cache hits included at their price: what an instance costs without the cache; the row's tokens and USD "
+        "over all its calls beside. Calls made / cached: calls sent to the provider vs answered from the cache; "
+        "USD spent: the cost of the calls made (0 when every call was a cache hit). "
         "n/a: no price; ≥: some calls of the row have no price. The last row sums every row."
     ),
     sql=COST_SQL,
