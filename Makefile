@@ -30,6 +30,8 @@ $(TRAIN_STAMP): $(STAMP)
 
 run: $(STAMP)
 	$(if $(SNAPSHOT_DIR),ANACHRON_SNAPSHOT_DIR=$(abspath $(SNAPSHOT_DIR))) $(BIN)/snakemake --cores $(CORES)
+	$(if $(SNAPSHOT_DIR),ANACHRON_SNAPSHOT_DIR=$(abspath $(SNAPSHOT_DIR))) $(BIN)/snakemake --report results/report.html
+	$(BIN)/anachron summary
 	$(BIN)/anachron show
 
 test: $(TRAIN_STAMP)
@@ -37,7 +39,7 @@ test: $(TRAIN_STAMP)
 
 tempo: $(TRAIN_STAMP)
 	$(if $(SNAPSHOT_DIR),ANACHRON_SNAPSHOT_DIR=$(abspath $(SNAPSHOT_DIR))) $(BIN)/snakemake tempo --configfile config/tempo-cpu.yaml --cores $(CORES)
-	$(BIN)/anachron show
+	$(BIN)/anachron summary
 
 lint: $(STAMP)
 	$(BIN)/snakemake --lint

@@ -11,7 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from anachron.report import FIGURE_NAMES
+from anachron.report import FIGURE_NAMES, htmlcheck
 from anachron.report.registry import FORMATS, TABLE_NAMES
 from anachron.store.schema import EVIDENCE_USABLE
 
@@ -106,6 +106,26 @@ def test_outputs_and_database(workflow_run):
     assert (work / "results" / "datasets" / "report.md").read_text().count("VIOLATION") == 0
     assert (work / "data" / "raw" / "edgar" / "data.parquet").exists()
     con.close()
+
+
+def test_html_report_shows_every_table_and_figure(workflow_run, tmp_path):
+    """`snakemake --report` builds, and in headless Chromium every table and figure renders (where a
+    browser is installed: anachron.report.htmlcheck)."""
+    work = workflow_run
+    report = work / "results" / "report.html"
+    built = _snakemake(work, "--report", str(report))
+    assert built.returncode == 0, built.stderr[-3000:]
+    text = report.read_text()
+    expected = [f"results/tables/{n}.html" for n in TABLE_NAMES] + [f"results/figures/{n}.png" for n in FIGURE_NAMES]
+    assert all(f'"{name}"' in text for name in expected)
+    pytest.importorskip("playwright", reason="playwright is not installed")
+    try:
+        htmlcheck.find_chromium()
+    except FileNotFoundError:
+        pytest.skip("no Chromium binary")
+    checks = htmlcheck.check_report(report, tmp_path / "shots", expected=expected)
+    assert [c for c in checks if c.problems] == [], htmlcheck.summary(checks)
+    assert len(checks) == len(expected)
 
 
 def test_rerun_is_a_no_op_and_forced_rerun_hits_the_cache(workflow_run):
