@@ -83,9 +83,9 @@ def flagged_calls_text(con, limit: int = SHOW_FLAGGED) -> str:
 
     Empty when ``tool_calls`` has no flagged call (or, in an older database, no ``flag_reason``).
     """
-    cols = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
-                                      "WHERE table_name = 'tool_calls'").fetchall()}
-    if "flag_reason" not in cols:
+    from anachron.store import database_columns
+
+    if "flag_reason" not in database_columns(con).get("tool_calls", set()):
         return ""
     where = "FROM tool_calls WHERE flag_reason IS NOT NULL"
     total = con.execute(f"SELECT count(*) {where}").fetchone()[0]

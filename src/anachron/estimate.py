@@ -37,6 +37,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from anachron.plan import method_sample, method_tasks, planned_runs, shapley_runs
+from anachron.store import database_columns
 from anachron.cost import call_cost, model_prices
 from anachron.methods.pattern import CallPattern, Step, placeholder_facts, render_extraction, render_plausibility
 
@@ -475,14 +476,13 @@ def actual_usage(con: Any, config: Mapping[str, Any]) -> tuple[pd.DataFrame, lis
     """
     notes: list[str] = []
     keys = ["task", "stage", "method", "model_key"]
-    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    tables = database_columns(con)
     empty = pd.DataFrame(columns=["task", "stage", "method", "model", "calls", "cache_hits", "prompt_tokens",
                                   "completion_tokens", "cost_all", "cost_spent", "searches"])
     if "llm_calls" not in tables:
         notes.append("the database has no llm_calls table: no recorded calls to compare with (rebuild it: snakemake --cores 2)")
         return empty, notes
-    cols = {r[0] for r in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = 'llm_calls'").fetchall()}
+    cols = tables["llm_calls"]
     calls = con.execute(
         "SELECT task, method, model_key, model_name, step, cache_hit, prompt_tokens, completion_tokens"
         + (", cost_usd" if "cost_usd" in cols else "") + " FROM llm_calls").df()

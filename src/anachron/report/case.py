@@ -31,6 +31,7 @@ from typing import Any
 
 from anachron.errors import AnachronError
 from anachron.methods.registry import RETRIEVAL_METHODS
+from anachron.store import database_columns
 from anachron.store.schema import PREDICTION_USABLE
 from anachron.verify.citations import cited_in, split_sentences, strip_citations
 from anachron.verify.features import norm_text
@@ -79,9 +80,7 @@ class _Reader:
 
     def __init__(self, con: Any):
         self.con = con
-        self.columns: dict[str, set[str]] = {}
-        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall():
-            self.columns.setdefault(table, set()).add(column)
+        self.columns: dict[str, set[str]] = database_columns(con)
         self.missing: list[str] = []
 
     def _note(self, what: str) -> None:

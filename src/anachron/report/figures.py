@@ -44,6 +44,7 @@ from matplotlib.text import Text
 from anachron.io import atomic_path
 from anachron.report import FIGURE_NAMES
 from anachron.report.training import training_curves
+from anachron.store import database_columns
 from anachron.verify.calibration.evaluate import ALL_LEAKS, FP_MAX, RECALL_MIN
 
 #: The method every arrow of the leakage–performance plane starts from (TEMPO paper §4.2).
@@ -63,8 +64,7 @@ _NO_DATA_HINT = "rerun `snakemake --cores 2` (rule load_results) to rebuild resu
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
     """The column names of ``table`` (empty when the database has no such table or view)."""
-    return {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ?",
-                                      [table]).fetchall()}
+    return database_columns(con).get(table, set())
 
 
 def read_table(con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str],

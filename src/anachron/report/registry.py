@@ -37,6 +37,7 @@ from anachron.report.tables import (
     render_latex,
     render_markdown,
 )
+from anachron.store import database_columns
 from anachron.store.schema import MAIN_TABLE_SELECT
 from anachron.verify.calibration.evaluate import FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
 
@@ -82,9 +83,7 @@ class ReportTable:
 
     def missing_input(self, con: duckdb.DuckDBPyConnection) -> str | None:
         """Why the SELECT cannot run on ``con`` (a table or column it reads is absent), or None."""
-        have: dict[str, set[str]] = {}
-        for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall():
-            have.setdefault(table, set()).add(column)
+        have = database_columns(con)
         for table, columns in self.requires.items():
             if table not in have:
                 return f"the database has no table `{table}` (built by an older anachron?); {REBUILD_HINT}"
@@ -481,9 +480,7 @@ def _num(v: object, digits: int = 0) -> str:
 
 
 def _format_cost(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
-    has_cost = bool(con.execute(
-        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'llm_calls' AND column_name = 'cost_usd'"
-    ).fetchone()[0])
+    has_cost = "cost_usd" in database_columns(con).get("llm_calls", set())
     out = []
     for r in rows.itertuples(index=False):
         total = r.calls_for == "total"

@@ -31,7 +31,19 @@ from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES, Table
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["MAIN_TABLE_VIEW", "SCHEMA", "TABLES", "Table", "connect_readonly"]
+__all__ = ["MAIN_TABLE_VIEW", "SCHEMA", "TABLES", "Table", "connect_readonly", "database_columns"]
+
+
+def database_columns(con: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
+    """The tables and views of an open database with their column names: ``{table: {column, ...}}``.
+
+    The one place readers ask what a database has, so a database written by an older anachron (a
+    table or column missing) gives a "no data" with the reason rather than a query error.
+    """
+    out: dict[str, set[str]] = {}
+    for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns").fetchall():
+        out.setdefault(table, set()).add(column)
+    return out
 
 
 def connect_readonly(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
