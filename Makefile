@@ -3,6 +3,11 @@
 #   make test                                                set up (with the train extra), then run the test suite
 # and TEMPO on CPU (README, docs/methods.md#tempo):
 #   make tempo [SNAPSHOT_DIR=../shared/snapshots]            set up with the train extra, train, evaluate
+# The local model's runtime (llama-cpp-python) is compiled from source for any x86-64 CPU with AVX2;
+#   make setup LLAMA_NATIVE=1      switches .venv to a build for this machine's CPU (faster here, may crash
+#                                  elsewhere; README "Quick start"); LLAMA_NATIVE=0 switches back;
+#   make setup LLAMA_CMAKE_ARGS="..." any other llama.cpp CMake flags (tools/install-llama-cpp.sh).
+#   make test-fast                 the edit loop: the suite without the tests marked slow
 PYTHON ?= python3
 VENV   ?= .venv
 CORES  ?= 2
@@ -11,14 +16,21 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TRAIN_STAMP := $(VENV)/.installed-train
 
-.PHONY: run test lint dry-run setup setup-train tempo clean-results
+.PHONY: run test test-fast lint dry-run setup setup-train tempo clean-results
+
+LLAMA_INSTALL := CORES=$(CORES) $(if $(LLAMA_NATIVE),LLAMA_NATIVE=$(LLAMA_NATIVE)) \
+	$(if $(LLAMA_CMAKE_ARGS),LLAMA_CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") bash tools/install-llama-cpp.sh $(BIN)/python
 
 setup: $(STAMP)
+ifneq ($(LLAMA_NATIVE)$(LLAMA_CMAKE_ARGS),)
+	$(LLAMA_INSTALL)
+endif
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tools/install-llama-cpp.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=$(CORES) $(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(LLAMA_INSTALL)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 # the optional train extra (torch CPU build, transformers, trl, peft, gguf) for TEMPO training and its tests
@@ -36,6 +48,9 @@ run: $(STAMP)
 
 test: $(TRAIN_STAMP)
 	$(BIN)/python -m pytest -q
+
+test-fast: $(TRAIN_STAMP)
+	$(BIN)/python -m pytest -q -m 'not slow and not live'
 
 tempo: $(TRAIN_STAMP)
 	$(if $(SNAPSHOT_DIR),ANACHRON_SNAPSHOT_DIR=$(abspath $(SNAPSHOT_DIR))) $(BIN)/snakemake tempo --configfile config/tempo-cpu.yaml --cores $(CORES)

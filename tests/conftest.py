@@ -71,6 +71,40 @@ def write_fixture_snapshot(root: Path, seed: int = 7) -> Path:
     return root
 
 
+_RUNTIME_CHECK: dict[str, str | None] = {}
+
+
+def local_runtime_problem() -> str | None:
+    """Why the installed llama-cpp-python cannot load and decode the default SmolLM2 GGUF here, or
+    None when it can (or when it is not installed: those tests skip themselves). Checked once per
+    session in a child process (anachron.llm.runtime), so a runtime that crashes on this CPU fails
+    the tests that need it with the explanation instead of killing pytest."""
+    if "problem" not in _RUNTIME_CHECK:
+        problem = None
+        if importlib.util.find_spec("llama_cpp") is not None:
+            from anachron.errors import AnachronError
+            from anachron.llm.runtime import check_local_models
+            from anachron.llm.types import ModelSpec
+
+            spec = ModelSpec(name="smollm2", model="local/smollm2-135m-instruct", knowledge_cutoff="2024-06-30",
+                             n_ctx=512, n_threads=1)
+            try:
+                check_local_models([spec])
+            except AnachronError as exc:
+                problem = str(exc).replace("before any job started", "before the tests that need it")
+        _RUNTIME_CHECK["problem"] = problem
+    return _RUNTIME_CHECK["problem"]
+
+
+def pytest_runtest_setup(item):
+    """Tests marked ``local_runtime`` run only where the local-model runtime works; elsewhere they fail
+    with the check's message (what happened, and the rebuild command) and the other tests still run."""
+    if item.get_closest_marker("local_runtime") is not None:
+        problem = local_runtime_problem()
+        if problem:
+            pytest.fail(problem, pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def fixture_snapshot(tmp_path_factory) -> Path:
     return write_fixture_snapshot(tmp_path_factory.mktemp("snapshots"))

@@ -230,6 +230,7 @@ def test_parse_verdicts(text, n_ok):
 
 
 @pytest.mark.slow
+@pytest.mark.local_runtime
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_smollm2_schemas_compile_and_never_raise(tmp_path):
     from anachron.llm.cache import LLMCache

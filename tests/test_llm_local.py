@@ -17,6 +17,7 @@ from anachron.llm.types import ChatRequest, ModelSpec, SchemaError
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.local_runtime,
     pytest.mark.skipif(
         importlib.util.find_spec("llama_cpp") is None,
         reason="llama-cpp-python is not installed (pip install llama-cpp-python==0.3.36)",

@@ -395,6 +395,7 @@ def test_converter_failure_carries_its_output(tiny_model, tiny_lora, converter_d
 
 
 @pytest.mark.slow
+@pytest.mark.local_runtime
 @needs_train
 @needs_llama
 def test_llama_cpp_with_the_adapter_matches_peft(tiny_model, tiny_lora, converter_dir, tmp_path):

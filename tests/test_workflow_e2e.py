@@ -17,7 +17,7 @@ from anachron.store.schema import EVIDENCE_USABLE
 
 from conftest import REPO, write_workflow_snapshot
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.local_runtime]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 

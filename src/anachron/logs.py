@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import logging
 import os
 import re
@@ -49,6 +50,15 @@ class SecretMaskingFilter(logging.Filter):
         return True
 
 
+def _enable_faulthandler(stream: object) -> bool:
+    """Point :mod:`faulthandler` at ``stream`` when it is a real file (has a file descriptor)."""
+    try:
+        faulthandler.enable(file=stream, all_threads=True)  # type: ignore[arg-type]
+    except (AttributeError, ValueError, OSError, TypeError):  # no fileno(): a StringIO, None, a closed file
+        return False
+    return True
+
+
 @contextlib.contextmanager
 def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
     """Send logging records, stdout and stderr (tqdm progress included) to ``path``.
@@ -56,6 +66,10 @@ def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
     With ``path`` None, log to stderr. Yields the ``anachron`` logger. Credentials in any record
     are masked (:func:`mask_secrets`), and the HTTP client loggers (:data:`NOISY_LOGGERS`), which
     log every request URL at INFO, only pass warnings.
+
+    :mod:`faulthandler` writes into the same log, so a crash in native code (a segfault in the
+    local model's runtime, say) leaves the Python stack of every thread in the rule's log
+    (docs/running.md#local-model-check); it is switched back off when the block ends.
     """
     root = logging.getLogger()
     old_handlers, old_level = root.handlers[:], root.level
@@ -74,6 +88,8 @@ def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     logging.captureWarnings(True)
+    fault_was_enabled = faulthandler.is_enabled()
+    _enable_faulthandler(stream if stream is not None else sys.__stderr__)
     try:
         if stream is not None:
             with contextlib.redirect_stdout(stream), contextlib.redirect_stderr(stream):
@@ -90,8 +106,41 @@ def log_to(path: str | os.PathLike[str] | None) -> Iterator[logging.Logger]:
         logging.getLogger("anachron").exception("rule failed")
         raise
     finally:
+        if not (fault_was_enabled and _enable_faulthandler(sys.__stderr__)):
+            faulthandler.disable()
         root.handlers, root.level = old_handlers, old_level
         for name, level in noisy.items():
             logging.getLogger(name).setLevel(level)
         if stream is not None:
             stream.close()
+
+
+#: How faulthandler's report of a crash in native code begins.
+FATAL_MARK = "Fatal Python error: "
+
+
+def native_crash_logs(root: str | os.PathLike[str] = "logs", *, since: float = 0.0) -> list[tuple[Path, str, bool]]:
+    """The rule logs under ``root`` modified at or after ``since`` (a Unix time, in seconds) that hold a
+    native crash report (faulthandler's ``Fatal Python error: ...``, written by :func:`log_to`).
+
+    Returns:
+        ``(path, the report's first line, whether the crashing stack is in llama_cpp)`` per log,
+        sorted by path; ``[]`` when ``root`` does not exist.
+    """
+    found = []
+    base = Path(root)
+    if not base.is_dir():
+        return found
+    for path in sorted(base.rglob("*.log")):
+        try:
+            if path.stat().st_mtime < since:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        at = text.rfind(FATAL_MARK)
+        if at < 0:
+            continue
+        report = text[at:]
+        found.append((path, report.splitlines()[0], "llama_cpp" in report))
+    return found

@@ -3,6 +3,7 @@
 # input functions.
 
 import sys
+import time
 
 from snakemake.exceptions import WorkflowError
 
@@ -10,6 +11,8 @@ from anachron.config import check_ready, edgar_enabled, model_spec, snapshot_dir
 from anachron.cost import model_prices
 from anachron.errors import ConfigError, EndpointError
 from anachron.llm.endpoints import check_endpoints, endpoint_limits, job_endpoints, resource_name
+from anachron.llm.runtime import build_record, check_local_models, rebuild_hint
+from anachron.logs import native_crash_logs
 from anachron.methods.runner import failed_runs_summary, retry_param, retry_state_path
 from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
 from anachron.sources.registry import SOURCES, source_params
@@ -22,6 +25,7 @@ try:
 except ConfigError as exc:
     raise WorkflowError(f"anachron configuration error:\n{exc}") from None
 
+WORKFLOW_START = time.time()  # job logs written after this are this invocation's
 TASKS = config["run"]["tasks"]
 METHODS = config["run"]["methods"]
 MODELS = config["run"]["models"]
@@ -101,7 +105,8 @@ def job_models(job):
 onstart:
     # after the DAG is built, before any job (not on -n, not when nothing is to be done): can every
     # configured model and source be used here (keys and URLs set, model files present, the train
-    # extra for tempo), and is every endpoint that the planned jobs call answering? A dry run needs
+    # extra for tempo), is every endpoint that the planned jobs call answering, and does every local
+    # model load and decode here? A dry run needs
     # neither, so `snakemake -n` shows the DAG on a machine without keys.
     try:
         check_ready(config)
@@ -109,11 +114,19 @@ onstart:
         raise WorkflowError(f"anachron configuration error:\n{exc}") from None
     if config["probe_endpoints"]:
         _names = dict.fromkeys(n for job in workflow.dag.needrun_jobs() for n in job_models(job))
+        _specs = [model_spec(config, n) for n in _names]
         try:
-            for _note in check_endpoints([model_spec(config, n) for n in _names]):
+            for _note in check_endpoints(_specs):
                 print(f"anachron: {_note}", file=sys.stderr)
         except EndpointError as exc:
             raise WorkflowError(f"anachron endpoint error:\n{exc}") from None
+        # local/ models: load each and decode a few tokens in a child process (anachron.llm.runtime),
+        # so a runtime that crashes on this CPU or a model file that is no model is one message here
+        try:
+            for _note in check_local_models(_specs):
+                print(f"anachron: {_note}", file=sys.stderr)
+        except ConfigError as exc:
+            raise WorkflowError(f"anachron local model error:\n{exc}") from None
 
 
 def report_failed_runs():
@@ -127,8 +140,18 @@ onsuccess:
     report_failed_runs()
 
 
+def report_native_crashes():
+    """Name the job logs of this invocation that hold a native crash (faulthandler's report, written by
+    anachron.logs.log_to), and for one inside the local model's runtime the rebuild command."""
+    for path, line, in_llama in native_crash_logs("logs", since=WORKFLOW_START):
+        print(f"anachron: a job died in native code ({line.strip()}); its Python stack is in {path}", file=sys.stderr)
+        if in_llama:
+            print(f"anachron: the crash is inside llama_cpp, the local model's runtime: {rebuild_hint(build_record())}", file=sys.stderr)
+
+
 onerror:
     report_failed_runs()
+    report_native_crashes()
 
 
 def run_outputs(kind, suffix="parquet"):

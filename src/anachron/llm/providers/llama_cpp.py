@@ -54,6 +54,29 @@ def resolve_gguf_path(spec: ModelSpec) -> Path:
     return Path(spec.gguf_path).expanduser() if spec.gguf_path else default_gguf_path()
 
 
+#: The first four bytes of every GGUF file.
+GGUF_MAGIC = b"GGUF"
+
+
+def gguf_header_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a GGUF model, from its first bytes and size (no model is loaded), or None.
+
+    Catches a file that is not GGUF at all (an HTML error page, a safetensors file, text) and one
+    too short to hold a header. A truncated file with an intact header passes; the local-model
+    check (:func:`anachron.llm.runtime.check_local_models`) loads it in a child and catches that.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(24)
+    except OSError as exc:
+        return f"{path} cannot be read: {exc}"
+    if head[:4] != GGUF_MAGIC:
+        return f"{path} is not a GGUF file (it starts with {head[:8]!r}, a GGUF file with {GGUF_MAGIC!r})"
+    if len(head) < 24:
+        return f"{path} is too short ({len(head)} bytes) to be a GGUF model"
+    return None
+
+
 _CLASS_SHORTHANDS = {"d": "0-9", "w": "A-Za-z0-9_", "s": " \\t\\n\\r"}
 _NEGATED_SHORTHANDS = {"D": "d", "W": "w", "S": "s"}
 _CONTROL_ESCAPES = {"t": "\\t", "n": "\\n", "r": "\\r"}
@@ -195,11 +218,16 @@ class LocalLlamaProvider(BaseProvider):
                     verbose=False,
                 )
             except (RuntimeError, ValueError) as exc:
-                if lora is None or "lora" not in str(exc).lower():
-                    raise
+                name = self.spec.name
+                if lora is not None and "lora" in str(exc).lower():
+                    raise ConfigError(
+                        f"model '{name}': llama.cpp cannot apply the LoRA adapter {lora} to {path} "
+                        f"(config key models.{name}.lora_path): {exc}"
+                    ) from exc
+                key = "n_ctx" if "context" in str(exc).lower() else "gguf_path"
                 raise ConfigError(
-                    f"model '{self.spec.name}': llama.cpp cannot apply the LoRA adapter {lora} to {path} "
-                    f"(config key models.{self.spec.name}.lora_path): {exc}"
+                    f"model '{name}': llama.cpp cannot load {path} with n_ctx {self.spec.n_ctx} "
+                    f"(config key models.{name}.{key}): {exc}"
                 ) from exc
             self.load_time_s = time.perf_counter() - t0
             log.info("loaded %s from %s%s in %.2fs", self.spec.name, path, f" with adapter {lora}" if lora else "",
@@ -246,7 +274,10 @@ class LocalLlamaProvider(BaseProvider):
             try:
                 resp = llm.create_chat_completion(messages=request.messages, **kwargs)
             except Exception as exc:  # context overflow, ...
-                return ChatResult(error=error_text(exc), latency_s=time.perf_counter() - t0)
+                text = error_text(exc)
+                if "context window" in text or "exceed" in text:
+                    text = f"model '{self.spec.name}': {text} (config key models.{self.spec.name}.n_ctx)"
+                return ChatResult(error=text, latency_s=time.perf_counter() - t0)
             latency = time.perf_counter() - t0
         choice = resp["choices"][0]
         usage = resp.get("usage") or {}
@@ -282,6 +313,10 @@ class LocalLlamaProvider(BaseProvider):
         else:
             if not path.is_file():
                 problems.append(f"model '{name}': GGUF file not found at {path} (config key models.{name}.gguf_path)")
+            else:
+                problem = gguf_header_problem(path)
+                if problem:
+                    problems.append(f"model '{name}': {problem} (config key models.{name}.gguf_path)")
         problem = spec.adapter_problem()
         if problem:
             problems.append(problem)
