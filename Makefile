@@ -26,19 +26,31 @@ ifneq ($(LLAMA_NATIVE)$(LLAMA_CMAKE_ARGS),)
 	$(LLAMA_INSTALL)
 endif
 
-$(STAMP): pyproject.toml tools/install-llama-cpp.sh
-	$(PYTHON) -m venv $(VENV)
+# A new .venv: llama-cpp-python compiles (both cores) while pip fetches and installs everything else,
+# then the runtime and the project are installed. $(1): the extras.
+define INSTALL
+	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(LLAMA_INSTALL) --build-only & build=$$!; \
+	$(BIN)/python -m pip install --quiet $$($(BIN)/python tools/pinned-requirements.py $(1) --except llama-cpp-python); \
+	deps=$$?; wait $$build && [ $$deps = 0 ]
 	$(LLAMA_INSTALL)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[$(subst $(space),$(comma),$(1))]'
+endef
+empty :=
+space := $(empty) $(empty)
+comma := ,
+
+$(STAMP): pyproject.toml tools/install-llama-cpp.sh tools/pinned-requirements.py
+	$(call INSTALL,dev)
 	touch $(STAMP)
 
 # the optional train extra (torch CPU build, transformers, trl, peft, gguf) for TEMPO training and its tests
 setup-train: $(TRAIN_STAMP)
 
-$(TRAIN_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
-	touch $(TRAIN_STAMP)
+$(TRAIN_STAMP): pyproject.toml tools/install-llama-cpp.sh tools/pinned-requirements.py
+	$(call INSTALL,dev train)
+	touch $(STAMP) $(TRAIN_STAMP)
 
 run: $(STAMP)
 	$(if $(SNAPSHOT_DIR),ANACHRON_SNAPSHOT_DIR=$(abspath $(SNAPSHOT_DIR))) $(BIN)/snakemake --cores $(CORES)

@@ -238,3 +238,34 @@ def test_the_workflow_stops_before_any_job_when_the_local_runtime_crashes(tmp_pa
     assert "'smollm2'" in out and "SIGSEGV" in out and "Fix: " in out and "pip install --force-reinstall" in out
     assert out.count("local model check failed") == 1
     assert not (work / "data").exists() and not (work / "results").exists()
+
+
+#: Registers and instructions beyond AVX2: AVX-512 (zmm, mask registers), AMX (tiles), AVX-VNNI.
+BEYOND_AVX2 = re.compile(r"%zmm\d|%tmm\d|%k[1-7]\b|\b(ldtilecfg|tileloadd|tdpbssd|tdpbf16ps|vpdpbusd)\b")
+
+
+@pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed")
+def test_the_portable_build_holds_no_instruction_beyond_avx2():
+    """What `make setup` installs by default runs on any x86-64 CPU with AVX2: its native libraries,
+    disassembled, use no AVX-512, AMX or AVX-VNNI instruction (and do use AVX2)."""
+    import shutil
+
+    from anachron.llm.runtime import build_record
+
+    record = build_record()
+    if not record or " portable-" not in record:
+        pytest.skip(f"this environment's llama-cpp-python is not the portable build ({record or 'no build record'})")
+    if shutil.which("objdump") is None:
+        pytest.skip("needs objdump (binutils)")
+    lib = Path(importlib.util.find_spec("llama_cpp").origin).parent / "lib"
+    libs = sorted(p for p in lib.glob("lib*.so") if p.is_file())
+    assert {p.name for p in libs} >= {"libggml-cpu.so", "libllama.so"}
+    ymm = 0
+    for so in libs:
+        text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(so)], capture_output=True, text=True,
+                              check=True).stdout
+        code = [re.sub(r"<[^>]*>", "", ln) for ln in text.splitlines() if re.match(r"\s+[0-9a-f]+:\t", ln)]
+        beyond = [ln.strip() for ln in code if BEYOND_AVX2.search(ln)]
+        assert not beyond, f"{so.name}: {len(beyond)} instructions beyond AVX2, e.g. {beyond[:3]}"
+        ymm += sum("%ymm" in ln for ln in code)
+    assert ymm > 1000  # the AVX2 kernels are there

@@ -132,3 +132,40 @@ def test_client_caches_local_results(provider, tmp_path):
         first.text, first.prompt_tokens, first.completion_tokens,
     )
     assert log.to_frame()["cache_hit"].tolist() == [False, True]
+
+
+def test_the_greedy_grammar_sampler_gives_the_librarys_tokens(provider):
+    """Greedy decoding under the workflow's answer grammar: the token-first grammar check
+    (GreedyGrammarSampler) writes exactly what llama-cpp-python's own chain writes, while it filters
+    the whole vocabulary on only some of the steps."""
+    from llama_cpp import Llama, LlamaGrammar
+
+    from anachron.llm.providers.llama_cpp import default_gguf_path, schema_to_gbnf, use_greedy_grammar_sampler
+    from anachron.llm.structured import output_schema
+
+    schemas = [
+        output_schema({"type": "number", "minimum": 0, "maximum": 1}, max_evidence=3),
+        output_schema({"type": "array", "items": {"type": "string", "enum": ["AAA", "BBB", "CCC"]},
+                       "minItems": 3, "maxItems": 3}, max_evidence=3),
+    ]
+    prompts = [
+        "Will the petitioner win Smith v. Jones (decided 2019)? List dated evidence, then a probability.",
+        "Rank AAA, BBB and CCC by their 2020 return. Give evidence with dates.",
+    ]
+    library = Llama(model_path=str(default_gguf_path()), n_ctx=1024, n_threads=2, verbose=False)
+    ours = use_greedy_grammar_sampler(Llama(model_path=str(default_gguf_path()), n_ctx=1024, n_threads=2, verbose=False))
+    for schema, prompt in zip(schemas, prompts):
+        gbnf = schema_to_gbnf(schema)
+        texts = []
+        for llm in (library, ours):
+            out = llm.create_chat_completion(
+                messages=[{"role": "user", "content": prompt}], max_tokens=90, temperature=0.0, seed=0,
+                repeat_penalty=1.1, grammar=LlamaGrammar.from_string(gbnf, verbose=False))
+            texts.append(out["choices"][0]["message"]["content"])
+        assert texts[0] == texts[1]
+        sampler = ours.last_grammar_sampler
+        assert sampler.checked >= 30 and 0 < sampler.filtered < sampler.checked
+    assert not hasattr(library, "last_grammar_sampler")
+    # sampling at a temperature keeps the library's own chain
+    ours.create_completion("The", max_tokens=3, temperature=0.7, seed=1)
+    assert ours.last_grammar_sampler is sampler

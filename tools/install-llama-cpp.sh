@@ -2,6 +2,8 @@
 # Install the local model's runtime, llama-cpp-python, compiled from source, into a virtual environment.
 #
 #   tools/install-llama-cpp.sh PYTHON          (the Makefile calls it; README "Quick start")
+#   tools/install-llama-cpp.sh PYTHON --build-only   build the wheel into the cache, install nothing
+#                                              (the Makefile runs this while pip installs the rest)
 #
 # LLAMA_NATIVE=0 (default): a portable build for any x86-64 CPU with AVX2 (Haswell / Zen and later):
 #   no -march=native, no AVX-512 or AMX kernels, so a wheel built here runs on every such machine.
@@ -16,7 +18,8 @@
 # natively is keyed by this CPU's flags too. The flavour installed is written to
 # <venv>/llama-cpp-build.txt; running the script again with the same flags installs nothing.
 set -euo pipefail
-PY=${1:?usage: install-llama-cpp.sh PYTHON}
+PY=${1:?usage: install-llama-cpp.sh PYTHON [--build-only]}
+BUILD_ONLY=${2:-}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 VERSION=$(sed -n 's/^ *"llama-cpp-python==\([^"]*\)".*/\1/p' "$HERE/pyproject.toml")
 [ -n "$VERSION" ] || { echo "install-llama-cpp.sh: no llama-cpp-python==X pin in pyproject.toml" >&2; exit 1; }
@@ -34,7 +37,7 @@ VENV=$("$PY" -c 'import sys; print(sys.prefix)')
 RECORD="$VENV/llama-cpp-build.txt"
 WANT="llama-cpp-python $VERSION $TAG: CMAKE_ARGS=$ARGS"
 if [ -f "$RECORD" ] && [ "$(cat "$RECORD")" = "$WANT" ] && "$PY" -c 'import llama_cpp' 2>/dev/null; then
-    exit 0
+    exit 0  # installed with these flags already
 fi
 DIR=${LLAMA_WHEEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/anachron/llama-cpp-python/$VERSION-$TAG}
 if ! ls "$DIR"/llama_cpp_python-"$VERSION"-*.whl >/dev/null 2>&1; then
@@ -45,6 +48,7 @@ if ! ls "$DIR"/llama_cpp_python-"$VERSION"-*.whl >/dev/null 2>&1; then
         "$PY" -m pip wheel --quiet --no-deps --no-cache-dir --no-binary llama-cpp-python -w "$TMP" "llama-cpp-python==$VERSION"
     rm -rf "$DIR" && mv "$TMP" "$DIR"   # complete or absent: an interrupted build leaves only a .tmp folder
 fi
+[ "$BUILD_ONLY" = --build-only ] && exit 0
 "$PY" -m pip install --quiet --force-reinstall --no-deps --no-cache-dir "$DIR"/llama_cpp_python-"$VERSION"-*.whl
 echo "$WANT" >"$RECORD"
 echo "installed $WANT"

