@@ -83,7 +83,7 @@ def local_runtime_problem() -> str | None:
         problem = None
         if importlib.util.find_spec("llama_cpp") is not None:
             from anachron.errors import AnachronError
-            from anachron.llm.runtime import check_local_models
+            from anachron.llm.runtime import SKIP_HINT, check_local_models
             from anachron.llm.types import ModelSpec
 
             spec = ModelSpec(name="smollm2", model="local/smollm2-135m-instruct", knowledge_cutoff="2024-06-30",
@@ -92,6 +92,7 @@ def local_runtime_problem() -> str | None:
                 check_local_models([spec])
             except AnachronError as exc:
                 problem = str(exc).replace("before any job started", "before the tests that need it")
+                problem = problem.replace(f"\n({SKIP_HINT})", "")
         _RUNTIME_CHECK["problem"] = problem
     return _RUNTIME_CHECK["problem"]
 

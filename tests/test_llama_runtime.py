@@ -214,6 +214,8 @@ def test_a_truncated_gguf_and_an_impossible_context_fail_with_the_librarys_messa
     probe = probe_local_model(cut, models=["cut"], n_ctx=512, n_threads=1)
     assert not probe.ok and probe.phase == "load" and probe.signal is None, probe
     assert "cannot load the model" in probe.problem
+    longer = probe_local_model(real, models=["long"], n_ctx=16384, n_threads=1)  # SmolLM2 was trained on 8192
+    assert not longer.ok and "larger than the context the model was trained with (8192 tokens)" in longer.problem
     huge = probe_local_model(real, models=["huge"], n_ctx=50_000_000, n_threads=1)
     assert not huge.ok and huge.signal is None, huge
     spec = ModelSpec(name="huge", model="local/smollm2-135m-instruct", knowledge_cutoff="2024-06-30", n_ctx=50_000_000)
@@ -244,6 +246,7 @@ def test_the_workflow_stops_before_any_job_when_the_local_runtime_crashes(tmp_pa
 BEYOND_AVX2 = re.compile(r"%zmm\d|%tmm\d|%k[1-7]\b|\b(ldtilecfg|tileloadd|tdpbssd|tdpbf16ps|vpdpbusd)\b")
 
 
+@pytest.mark.local_runtime
 @pytest.mark.skipif(not HAS_LLAMA, reason="llama-cpp-python is not installed")
 def test_the_portable_build_holds_no_instruction_beyond_avx2():
     """What `make setup` installs by default runs on any x86-64 CPU with AVX2: its native libraries,
@@ -269,3 +272,19 @@ def test_the_portable_build_holds_no_instruction_beyond_avx2():
         assert not beyond, f"{so.name}: {len(beyond)} instructions beyond AVX2, e.g. {beyond[:3]}"
         ymm += sum("%ymm" in ln for ln in code)
     assert ymm > 1000  # the AVX2 kernels are there
+
+
+def test_on_a_machine_where_the_runtime_crashes_only_the_tests_that_need_it_fail(tmp_path):
+    """pytest with a runtime that segfaults: the tests marked local_runtime fail with the check's
+    explanation, the others pass, and pytest itself is not killed."""
+    env = fake_runtime(tmp_path, CRASHING)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not live",
+         "tests/test_llm_local.py::test_json_schema_output_parses", "tests/test_money.py"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out[-3000:]  # tests failed; not a process killed by a signal
+    assert re.search(r"\d+ passed, 1 error", out), out[-2000:]  # failed in its set-up, with the reason
+    assert "local model check failed before the tests that need it" in out
+    assert "SIGSEGV (Segmentation fault)" in out and "Fix: " in out

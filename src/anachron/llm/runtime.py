@@ -158,7 +158,6 @@ def probe_local_model(
     lora: str | os.PathLike[str] | None = None,
     timeout_s: float = 180.0,
     env: Mapping[str, str] | None = None,
-    argv: Sequence[str] | None = None,
 ) -> RuntimeProbe:
     """Load ``gguf`` with llama-cpp-python and decode :data:`PROBE_TOKENS` tokens in a child process.
 
@@ -169,14 +168,14 @@ def probe_local_model(
         n_threads: CPU threads (None: the child's CPU count).
         lora: a GGUF LoRA adapter applied on top, or None.
         timeout_s: seconds before a child that has not finished counts as hung (and is killed).
-        env: the child's environment (default: this process's).
-        argv: the child's command line, for tests (default: this module run by this interpreter).
+        env: the child's environment (default: this process's); tests put a stand-in
+            ``llama_cpp`` first on its ``PYTHONPATH``.
 
     Returns:
         A :class:`RuntimeProbe`; never raises for a failure of the child.
     """
     payload = {"gguf": str(gguf), "n_ctx": int(n_ctx), "n_threads": n_threads, "lora": str(lora) if lora else None}
-    cmd = list(argv) if argv is not None else _child_argv(payload)
+    cmd = _child_argv(payload)
     t0 = time.perf_counter()
     common = dict(models=tuple(models), gguf=str(gguf), n_ctx=int(n_ctx))
     try:
@@ -328,6 +327,11 @@ def _child(payload: Mapping[str, Any]) -> int:
         )
     except Exception as exc:
         return done(phase="load", error=f"llama.cpp cannot load the model: {type(exc).__name__}: {exc}")
+    model = getattr(llm, "_model", None)
+    n_train = int(model.n_ctx_train()) if model is not None and hasattr(model, "n_ctx_train") else 0
+    if 0 < n_train < int(payload["n_ctx"]):  # llama.cpp only warns; answers past n_train degrade
+        return done(phase="load", error=f"n_ctx {payload['n_ctx']} is larger than the context the model was "
+                                        f"trained with ({n_train} tokens)")
     _phase("decode")
     try:
         out = llm.create_completion("The capital of France is", max_tokens=PROBE_TOKENS, temperature=0.0)
@@ -337,5 +341,14 @@ def _child(payload: Mapping[str, Any]) -> int:
     return done(ok=True, phase="done", tokens=int((out.get("usage") or {}).get("completion_tokens") or 0))
 
 
+def _main(argv: Sequence[str]) -> int:
+    """The child's entry point: :func:`_child`, with any exception it lets through reported too."""
+    try:
+        return _child(json.loads(argv[1]))
+    except Exception as exc:  # a bug or an unexpected library error: still one report
+        sys.stdout.write(RESULT_MARK + json.dumps({"ok": False, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(_child(json.loads(sys.argv[1])))
+    sys.exit(_main(sys.argv))
