@@ -288,3 +288,24 @@ def test_on_a_machine_where_the_runtime_crashes_only_the_tests_that_need_it_fail
     assert re.search(r"\d+ passed, 1 error", out), out[-2000:]  # failed in its set-up, with the reason
     assert "local model check failed before the tests that need it" in out
     assert "SIGSEGV (Segmentation fault)" in out and "Fix: " in out
+
+
+def test_the_logs_of_a_failed_invocation_that_hold_a_native_crash_are_named(tmp_path):
+    from anachron.logs import native_crash_logs
+
+    logs = tmp_path / "logs"
+    (logs / "run_method" / "stock").mkdir(parents=True)
+    crash = logs / "run_method" / "stock" / "m.log"
+    crash.write_text("INFO start\nFatal Python error: Segmentation fault\n\nThread 0x1 (most recent call first):\n"
+                     '  File "/venv/lib/python3.11/site-packages/llama_cpp/_internals.py", line 300 in decode\n'
+                     '  File "/src/anachron/llm/providers/llama_cpp.py", line 380 in _complete_sync\n')
+    other = logs / "shapley.log"
+    other.write_text('Fatal Python error: Aborted\n  File "/src/anachron/llm/providers/llama_cpp.py", line 1 in f\n')
+    clean = logs / "verify.log"
+    clean.write_text("INFO all fine\n")
+    old = logs / "old.log"
+    old.write_text("Fatal Python error: Segmentation fault\n")
+    os.utime(old, (1_000_000, 1_000_000))
+    found = native_crash_logs(logs, since=2_000_000)
+    assert found == [(crash, "Fatal Python error: Segmentation fault", True), (other, "Fatal Python error: Aborted", False)]
+    assert native_crash_logs(tmp_path / "absent") == []

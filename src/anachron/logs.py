@@ -124,8 +124,8 @@ def native_crash_logs(root: str | os.PathLike[str] = "logs", *, since: float = 0
     native crash report (faulthandler's ``Fatal Python error: ...``, written by :func:`log_to`).
 
     Returns:
-        ``(path, the report's first line, whether the crashing stack is in llama_cpp)`` per log,
-        sorted by path; ``[]`` when ``root`` does not exist.
+        ``(path, the report's first line, whether a stack runs through the llama_cpp package)`` per
+        log, sorted by path; ``[]`` when ``root`` does not exist.
     """
     found = []
     base = Path(root)
@@ -142,5 +142,5 @@ def native_crash_logs(root: str | os.PathLike[str] = "logs", *, since: float = 0
         if at < 0:
             continue
         report = text[at:]
-        found.append((path, report.splitlines()[0], "llama_cpp" in report))
+        found.append((path, report.splitlines()[0], "/llama_cpp/" in report))  # a frame in the package
     return found
