@@ -17,9 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+#: The package's source, put first on each child's path (a second venv need not install the project).
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 CHILD = r"""
 import json, sys, time
@@ -66,7 +71,8 @@ FIND_GGUF = (
 def run_once(python: str, payload: dict) -> dict:
     gguf = subprocess.run([python, "-c", FIND_GGUF], capture_output=True, text=True, check=True).stdout.strip()
     code = CHILD.replace("from anachron_gguf import path", f"path = {gguf!r}")
-    out = subprocess.run([python, "-c", code, json.dumps(payload)], capture_output=True, text=True, check=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([python, "-c", code, json.dumps(payload)], capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
