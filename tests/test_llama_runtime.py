@@ -112,9 +112,9 @@ def test_a_hung_child_is_killed_and_reported(tmp_path):
             def __init__(self, **kwargs):
                 time.sleep(60)
     """)
-    probe = probe_local_model(tmp_path / "m.gguf", env=env, timeout_s=3)
+    probe = probe_local_model(tmp_path / "m.gguf", env=env, timeout_s=2)
     assert not probe.ok and probe.timed_out and probe.phase == "load" and probe.is_build_problem
-    assert "did not finish within 3 s" in probe.problem
+    assert "did not finish within 2 s" in probe.problem
 
 
 def test_a_runtime_that_cannot_be_imported_is_a_build_problem(tmp_path):
@@ -217,10 +217,8 @@ def test_a_truncated_gguf_and_an_impossible_context_fail_with_the_librarys_messa
     longer = probe_local_model(real, models=["long"], n_ctx=16384, n_threads=1)  # SmolLM2 was trained on 8192
     assert not longer.ok and "larger than the context the model was trained with (8192 tokens)" in longer.problem
     huge = probe_local_model(real, models=["huge"], n_ctx=50_000_000, n_threads=1)
-    assert not huge.ok and huge.signal is None, huge
-    spec = ModelSpec(name="huge", model="local/smollm2-135m-instruct", knowledge_cutoff="2024-06-30", n_ctx=50_000_000)
-    with pytest.raises(LocalRuntimeError, match=r"models\.huge\.n_ctx"):
-        check_local_models([spec])
+    assert not huge.ok and huge.signal is None and "Failed to create llama_context" in huge.problem, huge
+    assert "Fix: lower models.huge.n_ctx" in probe_message(huge)
 
 
 def test_the_workflow_stops_before_any_job_when_the_local_runtime_crashes(tmp_path):
