@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from anachron.errors import ConfigError
+from anachron.logs import FATAL_MARK
 
 #: The llama.cpp CMake flags of the portable build (any x86-64 CPU with AVX2): what
 #: ``tools/install-llama-cpp.sh`` builds by default (a test keeps the two in step).
@@ -140,7 +141,7 @@ def _child_argv(payload: Mapping[str, Any]) -> list[str]:
 def _library_lines(stderr: str, limit: int = 6) -> list[str]:
     """The lines of the child's stderr worth showing: faulthandler's report and the library's errors."""
     lines = [ln.rstrip() for ln in stderr.splitlines() if ln.strip() and not ln.startswith((PHASE_MARK, FEATURES_MARK))]
-    fatal = next((i for i, ln in enumerate(lines) if ln.startswith("Fatal Python error")), None)
+    fatal = next((i for i, ln in enumerate(lines) if ln.startswith(FATAL_MARK)), None)
     if fatal is not None:  # the crash report: the error and the innermost frames of the crashing thread
         report = lines[fatal:]
         frames = [ln.strip() for ln in report if ln.strip().startswith("File ")]
