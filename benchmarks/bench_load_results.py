@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.io import write_json, write_parquet
-from anachron.store.schema import (
+from anachron.tables import (
     CALIBRATION_COLUMNS,
     CALL_LOG_COLUMNS,
     CLAIM_COLUMNS,

@@ -41,7 +41,7 @@ import pandas as pd
 
 from anachron.tasks.registry import get_task
 from anachron.verify.calibration.evaluate import wilson_ci
-from anachron.verify.pipeline import make_grounding, verify_run
+from anachron.verify.pipeline import verify_run
 
 
 def default_layers() -> list[str]:
@@ -101,11 +101,11 @@ def verify_claims_file(
         known = [c for c in task_claims if c["instance_id"] in instances.index]
         problems += [f"{c['claim_id']}: instance {c['instance_id']} not in {path}" for c in task_claims if c not in known]
         files = {k: workdir / v for k, v in task.grounding_inputs(edgar=(workdir / "data/raw/edgar/data.parquet").exists()).items()}
-        grounding = make_grounding(task_name, {k: v for k, v in files.items() if v.exists()})
+        grounding = task.make_grounding({k: v for k, v in files.items() if v.exists()})
         for c in known:  # one completion per claim, so every claim is verified on its own
             run = _run_rows([c], instances)
             contexts = {c["instance_id"]: task.grounding_context(instances.loc[c["instance_id"]])}
-            verified = verify_run(run, contexts, grounding=grounding, layers=layers, task_name=task_name, llm=llm,
+            verified = verify_run(run, contexts, grounding=grounding, layers=layers, task=task, llm=llm,
                                   corpus=corpus)
             ev = verified[verified["source"] == "evidence"]
             if len(ev) != 1:

@@ -12,7 +12,7 @@ Grounding data:
   company name per ticker (:class:`~anachron.verify.layers.grounded.PriceGrounding`), instances of
   five tickers each with stock-task contexts;
 * ``--workdir DIR``: the real grounded checks of ``--task`` built from DIR's raw data
-  (:func:`~anachron.verify.pipeline.make_grounding`) and that task's real instances
+  (:meth:`~anachron.tasks.base.Task.make_grounding`) and that task's real instances
   (``DIR/results/datasets/{task}.parquet``), e.g. ``--workdir /work/default --task stock``.
 
 The claims mix the styles models write (prices on days, returns over months, quarterly and
@@ -94,11 +94,11 @@ def _company_names(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def synthetic_grounding(n_tickers: int, rng: np.random.Generator, workdir: Path):
-    """The stock task's grounded checks (:func:`~anachron.verify.pipeline.make_grounding`: prices,
+    """The stock task's grounded checks (:meth:`~anachron.tasks.base.Task.make_grounding`: prices,
     EDGAR figures, index changes) built from synthetic raw files written under ``workdir``:
     ``n_tickers`` companies with daily closes over 2018-12..2020-12, S&P-500-like names, quarterly
     EDGAR revenue / net income / EPS 2017-2020 and 100 index changes; contexts of five companies."""
-    from anachron.verify.pipeline import make_grounding
+    from anachron.tasks.registry import get_task
 
     days = pd.bdate_range("2018-12-01", "2020-12-31")
     tickers = sorted({"".join(chr(65 + int(c)) for c in rng.integers(26, size=int(rng.integers(2, 5))))
@@ -130,7 +130,7 @@ def synthetic_grounding(n_tickers: int, rng: np.random.Generator, workdir: Path)
     for key, frame in (("prices", prices), ("edgar", pd.DataFrame(facts)), ("sp500_changes", changes),
                        ("sp500_sectors", sectors)):
         frame.to_parquet(files[key], index=False)
-    grounding = make_grounding("stock", files)
+    grounding = get_task("stock").make_grounding(files)
     contexts = []
     for cutoff in ("2019-05-31", "2019-11-30", "2020-02-29", "2020-06-30"):
         for _ in range(50):
@@ -146,11 +146,10 @@ def synthetic_grounding(n_tickers: int, rng: np.random.Generator, workdir: Path)
 def real_grounding(workdir: Path, task_name: str):
     """The task's grounded checks from ``workdir``'s raw data, its instances' contexts, and its prices (or None)."""
     from anachron.tasks.registry import get_task
-    from anachron.verify.pipeline import make_grounding
 
     task = get_task(task_name)
     files = {k: workdir / v for k, v in task.grounding_inputs(edgar=(workdir / "data/raw/edgar/data.parquet").exists()).items()}
-    grounding = make_grounding(task_name, {k: v for k, v in files.items() if v.exists()})
+    grounding = task.make_grounding({k: v for k, v in files.items() if v.exists()})
     instances = pd.read_parquet(workdir / "results" / "datasets" / f"{task_name}.parquet")
     contexts = [task.grounding_context(r) for _, r in instances.iterrows()]
     prices = pd.read_parquet(files["prices"]) if "prices" in files and files["prices"].exists() else None
@@ -226,7 +225,7 @@ def child(args: argparse.Namespace, layers: tuple[str, ...]) -> dict[str, Any]:
         run, ctxs = make_run(rng, contexts, min(args.run_size, int(args.claims - n)), run_id, closes, args.task)
         make_s += time.perf_counter() - t0
         t0 = time.perf_counter()
-        claims = verify_run(run, ctxs, grounding=grounding, layers=layers, task_name=args.task)
+        claims = verify_run(run, ctxs, grounding=grounding, layers=layers, task=get_task(args.task))
         verify_s += time.perf_counter() - t0
         n += len(claims)
         digest.update(pd.util.hash_pandas_object(claims.astype(str), index=False).to_numpy().tobytes())

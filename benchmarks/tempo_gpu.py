@@ -51,7 +51,6 @@ def main(argv: list[str] | None = None) -> int:
     from anachron.tasks.registry import get_task
     from anachron.training.scoring import score_completions
     from anachron.training.trainer import TrainSettings, train_tempo, write_summary
-    from anachron.verify.pipeline import make_grounding
 
     if not torch.cuda.is_available():
         print("no CUDA device: this benchmark is for a GPU (config/tempo-cpu.yaml is the CPU run)", file=sys.stderr)
@@ -60,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     task = get_task(args.task)
     instances = pd.read_parquet(work / f"results/datasets/{args.task}.parquet")
     files = {k: str(work / v) for k, v in task.grounding_inputs(edgar=(work / "data/raw/edgar/data.parquet").exists()).items()}
-    grounding = make_grounding(args.task, {k: v for k, v in files.items() if Path(v).exists()})
+    grounding = task.make_grounding({k: v for k, v in files.items() if Path(v).exists()})
     indexed = instances.set_index("instance_id", drop=False)
 
     def score_fn(ids, texts, finish):

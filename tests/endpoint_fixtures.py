@@ -20,7 +20,7 @@ import pandas as pd
 
 from anachron.llm.providers.mock import default_answer
 from anachron.llm.types import ChatRequest
-from anachron.store.schema import INSTANCE_COLUMNS
+from anachron.tables import INSTANCE_COLUMNS
 
 
 def forecast_instances(n: int, split: str = "eval") -> pd.DataFrame:

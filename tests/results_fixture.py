@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from anachron.store.load import write_database
-from anachron.store.schema import SCHEMA
+from anachron.tables import SCHEMA
 
 CUTOFF = "2020-01-01"
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from anachron.report.calibration import calibration_markdown
-from anachron.store.schema import PLANTED_COLUMNS
+from anachron.tables import PLANTED_COLUMNS
 from anachron.tasks.salary.grounding import ContractGrounding
 from anachron.tasks.salary.task import SalaryTask
 from anachron.verify.calibration.evaluate import (
@@ -26,6 +26,7 @@ from anachron.verify.calibration.market import edgar_facts
 from anachron.verify.calibration.plant import plant_claims
 from anachron.verify.dates import find_periods
 from anachron.verify.layers.grounded import PriceGrounding
+from anachron.tasks.registry import get_task
 
 TICKERS = {"ALFA": "Alfa Energy Corp.", "BRVO": "Bravo Oil Inc.", "CHRL": "Charlie Drilling Co.",
            "DLTA": "Delta Pipelines", "ECHO": "Echo Refining Ltd."}
@@ -87,7 +88,7 @@ def stock_setup():
 
 def test_planting_kinds_truth_and_prices(stock_setup):
     instances, data = stock_setup
-    planted = plant_claims("stock", instances, data, n_per_kind=60, seed=1, n_real_per_kind=0)
+    planted = plant_claims(get_task("stock"), instances, data, n_per_kind=60, seed=1, n_real_per_kind=0)
     assert list(planted.columns) == PLANTED_COLUMNS
     assert planted.groupby("kind").size().to_dict() == {"outcome": 60, "post_cutoff": 60, "pre_cutoff": 60}
     assert set(planted["instance_id"]) <= {"stock-eval-0", "stock-eval-1", "stock-eval-2"}  # never train
@@ -120,7 +121,7 @@ def test_planting_kinds_truth_and_prices(stock_setup):
 
 def test_outcome_claims_state_the_label(stock_setup):
     instances, data = stock_setup
-    planted = plant_claims("stock", instances, data, n_per_kind=40, seed=2)
+    planted = plant_claims(get_task("stock"), instances, data, n_per_kind=40, seed=2)
     label = json.loads(instances.label.iloc[0])
     rets = planted[(planted.kind == "outcome") & planted["style"].str.startswith("return:")]
     assert len(rets)
@@ -141,9 +142,9 @@ def test_edgar_facts_date_to_first_filing():
 
 def test_planting_is_deterministic(stock_setup):
     instances, data = stock_setup
-    a = plant_claims("stock", instances, data, n_per_kind=30, seed=7)
-    b = plant_claims("stock", instances.sample(frac=1.0, random_state=0), data, n_per_kind=30, seed=7)
-    c = plant_claims("stock", instances, data, n_per_kind=30, seed=8)
+    a = plant_claims(get_task("stock"), instances, data, n_per_kind=30, seed=7)
+    b = plant_claims(get_task("stock"), instances.sample(frac=1.0, random_state=0), data, n_per_kind=30, seed=7)
+    c = plant_claims(get_task("stock"), instances, data, n_per_kind=30, seed=8)
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(c)
 
@@ -165,7 +166,7 @@ def _salary_instances() -> pd.DataFrame:
 
 def test_salary_legal_forecast_plant_and_verify():
     sal = _salary_instances()
-    planted = plant_claims("salary", sal, {}, n_per_kind=20, seed=3)
+    planted = plant_claims(get_task("salary"), sal, {}, n_per_kind=20, seed=3)
     assert set(planted.kind) == {"post_cutoff", "pre_cutoff", "outcome"}
     out = planted[planted.kind == "outcome"]
     assert out["fact"].str.contains(r"\$").all()

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anachron.tasks.registry import get_task
 from anachron.report.calibration import calibration_markdown
-from anachron.store.schema import PLANTED_COLUMNS
+from anachron.tables import PLANTED_COLUMNS
 from anachron.verify.calibration.evaluate import calibrate, summarize_calibration, verify_planted
 from anachron.verify.calibration.plant import plant_claims
 from anachron.verify.calibration.real import edgar_as_filed, news_headlines
@@ -180,7 +181,7 @@ def _instances() -> pd.DataFrame:
 def planted():
     inst, prices = _instances()
     data = {"prices": prices, "news": _news(), "edgar": _filings()}
-    return plant_claims("stock", inst, data, n_per_kind=40, seed=5), inst, data
+    return plant_claims(get_task("stock"), inst, data, n_per_kind=40, seed=5), inst, data
 
 
 def _real(df: pd.DataFrame) -> pd.DataFrame:
@@ -197,9 +198,9 @@ def test_real_facts_are_planted_after_the_template_claims_with_their_truth(plant
     first_real = df.index[df["style"].str.startswith(("news:", "edgar_filed:"))].min()
     assert not _real(df.loc[: first_real - 1]).shape[0] and len(df) == first_real + len(real)
     # the template block does not depend on the real one
-    only_template = plant_claims("stock", inst, data, n_per_kind=40, seed=5, n_real_per_kind=0)
+    only_template = plant_claims(get_task("stock"), inst, data, n_per_kind=40, seed=5, n_real_per_kind=0)
     pd.testing.assert_frame_equal(df.iloc[:first_real].reset_index(drop=True), only_template)
-    pd.testing.assert_frame_equal(df, plant_claims("stock", inst, data, n_per_kind=40, seed=5))
+    pd.testing.assert_frame_equal(df, plant_claims(get_task("stock"), inst, data, n_per_kind=40, seed=5))
     truth = pd.to_datetime(real["truth_date"]).dt.date
     assert (truth[real["kind"] == "post_cutoff"] > CUTOFF).all() and (truth[real["kind"] == "pre_cutoff"] <= CUTOFF).all()
     news = real[real["style"].str.startswith("news:")]
@@ -231,7 +232,7 @@ def test_a_news_leak_without_a_readable_date_keeps_an_honest_declared_date_unles
     blind = _real(df)
     blind = blind[blind["style"].str.match(r"news:[^:]+:none:") & blind["truth_leaked"]]
     assert len(blind) and (blind["style"].str.endswith("declared=honest")).all()
-    with_corpus = _real(plant_claims("stock", inst, data, n_per_kind=60, seed=5, corpus_dated=True))
+    with_corpus = _real(plant_claims(get_task("stock"), inst, data, n_per_kind=60, seed=5, corpus_dated=True))
     modes = with_corpus[with_corpus["style"].str.match(r"news:[^:]+:none:") & with_corpus["truth_leaked"]]["style"]
     assert modes.str.contains("declared=missing|declared=false_early").any()
     # EDGAR figures are in the grounded layer's table: they go without a readable date either way
@@ -241,7 +242,7 @@ def test_a_news_leak_without_a_readable_date_keeps_an_honest_declared_date_unles
 
 def test_real_facts_need_their_tables():
     inst, prices = _instances()
-    df = plant_claims("stock", inst, {"prices": prices}, n_per_kind=10, seed=1)
+    df = plant_claims(get_task("stock"), inst, {"prices": prices}, n_per_kind=10, seed=1)
     assert not len(_real(df))
 
 

@@ -16,16 +16,17 @@ from anachron.verify.extract.llm import extraction_request, extraction_schema, m
 from anachron.verify.extract.rules import has_named_event
 from anachron.verify.features import has_number
 from anachron.verify.taxonomy import CATEGORIES, Claim
+from anachron.tasks.registry import get_task
 
 STOCK = {
-    "task": "stock",
+    "task": get_task("stock"),
     "tickers": ["XOM", "CVX", "SLB"],
     "names": ["Exxon Mobil Corp", "Chevron Corp", "Schlumberger Ltd"],
     "cutoff_date": "2019-11-30",
     "label": {"first_day": "2019-12-02", "last_day": "2020-05-29", "returns": {"XOM": -0.38, "CVX": -0.22, "SLB": -0.5}},
 }
 LEGAL = {
-    "task": "legal",
+    "task": get_task("legal"),
     "case_name": "Harlow Mining Co. v. Pruett",
     "petitioner": "Harlow Mining Co.",
     "respondent": "Dana Pruett",
@@ -34,7 +35,7 @@ LEGAL = {
     "decision_date": "2019-06-21",
 }
 SALARY = {
-    "task": "salary",
+    "task": get_task("salary"),
     "player": "Marcus Quill",
     "team": "Portland Ravens",
     "previous_team": "Dayton Foxes",
@@ -43,7 +44,7 @@ SALARY = {
     "aav": 12_500_000,
 }
 FORECAST = {
-    "task": "forecast",
+    "task": get_task("forecast"),
     "question": "Will the national unemployment rate of Freedonia exceed 5% in June 2024?",
     "cutoff_date": "2024-01-15",
     "resolution_date": "2024-07-05",
@@ -254,11 +255,19 @@ def test_a4_needs_a_task():
         ("Since the contract, Portland has had little cap space.", SALARY),
         ("Following the March 2020 crash, oil producers cut capital spending.", STOCK),
         ("Following the resolution, markets repriced.", FORECAST),
-        ("Following the ruling, the company appealed nothing further.", None),
+        ("Following the outcome, the company appealed nothing further.", None),
     ],
 )
 def test_a5_consequential_positive(text, ctx):
     assert categorize(text, ctx)[0] == "A5"
+
+
+def test_a5_without_a_task_uses_only_the_generic_nouns():
+    # a task's outcome nouns apply to its own claims only: registering a task changes no other verdict
+    assert categorize("Following the ruling, the company appealed nothing further.", LEGAL)[0] == "A5"
+    assert categorize("Following the ruling, the company appealed nothing further.", None)[0] != "A5"
+    with pytest.raises(TypeError, match="task object"):
+        categorize("Following the ruling, the company appealed.", {"task": "legal"})
 
 
 @pytest.mark.parametrize(
@@ -466,7 +475,7 @@ GOOD = {
 
 
 def test_extraction_request_shape():
-    req = extraction_request("stock", ROW, EV2, RS2, {"temperature": 0.0})
+    req = extraction_request(get_task("stock"), ROW, EV2, RS2, {"temperature": 0.0})
     assert [m["role"] for m in req.messages] == ["system", "user"]
     user = req.messages[1]["content"]
     for needle in ("2019-11-30", "Energy", "XOM", "[1] Exxon's Q3 2019 earnings", "Reasoning:", "A4", "B2",
@@ -558,7 +567,7 @@ def test_extract_claims_llm_batches_and_falls_back():
     outputs = [(EV2, RS2), (EV2, RS2), ([], ""), (EV2, RS2)]
     script = {"stock-1": json.dumps(GOOD), "stock-2": "garbage {", "stock-4": ChatResult(error="TimeoutError: slow")}
     client = mock_client(lambda r: script[r.tag["instance_id"]])
-    out = extract_claims_llm(client, "stock", rows, outputs, {"temperature": 0}, [STOCK] * 4)
+    out = extract_claims_llm(client, get_task("stock"), rows, outputs, {"temperature": 0}, [STOCK] * 4)
     assert len(client.provider.requests) == 3  # the empty completion made no call
     (c0, t0), (c1, t1), (c2, t2), (c3, t3) = out
     assert t0["extractor"] == "llm" and t0["reason"] is None and t0["n_claims"] == len(c0) == 5
@@ -574,7 +583,7 @@ def test_extract_claims_llm_batches_and_falls_back():
 def test_extract_claims_llm_context_mapping_fills_task():
     client = mock_client(lambda r: json.dumps(GOOD))
     ctx = {k: v for k, v in STOCK.items() if k != "task"}
-    (claims, trace), = extract_claims_llm(client, "stock", [ROW], [(EV2, RS2)], None, {"stock-1": ctx})
+    (claims, trace), = extract_claims_llm(client, get_task("stock"), [ROW], [(EV2, RS2)], None, {"stock-1": ctx})
     # the rule category of the invalid-category claim used the stock context (task filled in)
     assert trace["extractor"] == "llm"
     assert any(c.category == "B1" for c in claims)

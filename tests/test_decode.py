@@ -8,7 +8,7 @@ import pytest
 
 from anachron.llm.decode import EMPTY_ANSWER, FROM_FENCE, FROM_SPAN, FROM_WHOLE, decode_json
 from anachron.llm.structured import parse_output
-from anachron.store.schema import ParseStatus
+from anachron.tables import ParseStatus
 from anachron.methods.rag import parse_queries
 from anachron.verify.extract.llm import parse_extraction
 from anachron.verify.layers.llm import parse_verdicts

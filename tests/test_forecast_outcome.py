@@ -5,6 +5,7 @@ import datetime as dt
 
 import pytest
 
+from anachron.tasks.registry import get_task
 from anachron.tasks.forecast.claims import outcome_rule
 from anachron.tasks.forecast.grounding import ResolutionGrounding
 from anachron.tasks.forecast.wording import (
@@ -106,7 +107,7 @@ def test_a_restatement_whose_polarity_is_not_the_resolution_needs_a_date():
 
 
 def test_the_categoriser_uses_the_grounded_reading():
-    ctx = {"task": "forecast", **RACE}
+    ctx = {"task": get_task("forecast"), **RACE}
     assert outcome_rule("Whitfield lost the Arcadia gubernatorial election.", ctx) == "A4:forecast:outcome-restated"
     assert outcome_rule("Whitfield won the Arcadia gubernatorial primary.", ctx) is None
 

@@ -8,7 +8,8 @@ import pytest
 
 from anachron.tasks.forecast.grounding import ResolutionGrounding
 from anachron.verify.layers.grounded import CompositeGrounding, IndexChangeGrounding, PriceGrounding
-from anachron.verify.pipeline import make_grounding, verify_claim
+from anachron.verify.pipeline import verify_claim
+from anachron.tasks.registry import get_task
 
 CUTOFF = dt.date(2019, 11, 29)
 
@@ -209,18 +210,17 @@ def test_make_grounding_builds_each_task(tmp_path):
     def kinds(g):  # the stock task's market checks are wrapped (they never see the stock label)
         return [type(getattr(c, "inner", c)).__name__ for c in g.checks]
 
-    stock = make_grounding("stock", {"prices": prices, "sp500_changes": changes, "sp500_sectors": sectors})
+    stock = get_task("stock").make_grounding({"prices": prices, "sp500_changes": changes, "sp500_sectors": sectors})
     assert kinds(stock) == ["WindowOutcomeGrounding", "PriceGrounding", "IndexChangeGrounding"]
     assert stock.check("Stellar Exploration joined the S&P 500.", _ctx()).effective_date == dt.date(2019, 12, 23)
-    only_prices = make_grounding("stock", {"prices": prices})
+    only_prices = get_task("stock").make_grounding({"prices": prices})
     assert kinds(only_prices) == ["WindowOutcomeGrounding", "PriceGrounding"]
-    assert type(make_grounding("salary", {})).__name__ == "ContractGrounding"
-    assert type(make_grounding("legal", {})).__name__ == "DecisionGrounding"
-    forecast = make_grounding("forecast", {})
+    assert type(get_task("salary").make_grounding({})).__name__ == "ContractGrounding"
+    assert type(get_task("legal").make_grounding({})).__name__ == "DecisionGrounding"
+    forecast = get_task("forecast").make_grounding({})
     assert [type(c).__name__ for c in forecast.checks] == ["ResolutionGrounding"]
-    forecast = make_grounding("forecast", {"prices": prices, "sp500_changes": changes, "sp500_sectors": sectors})
+    forecast = get_task("forecast").make_grounding({"prices": prices, "sp500_changes": changes, "sp500_sectors": sectors})
     assert [type(c).__name__ for c in forecast.checks] == ["ResolutionGrounding", "PriceGrounding", "IndexChangeGrounding"]
     # forecast contexts carry no tickers or stock label: the market checks still apply
     fctx = {"cutoff_date": "2019-11-29", "question": "Will the Fed cut rates by 2020-03-31?", "resolution_date": "2020-03-31"}
     assert forecast.check("Stellar Exploration joined the S&P 500.", fctx).effective_date == dt.date(2019, 12, 23)
-    assert make_grounding("other", {}) is None

@@ -19,15 +19,15 @@ import json, sys
 import pandas as pd
 from anachron.io import write_json, write_parquet
 from anachron.logs import log_to
-from anachron.methods.registry import METHODS, get_method
+from anachron.methods.registry import get_method, method_names
 from anachron.methods.runner import run_method
 from anachron.tasks.registry import get_task
 from anachron.llm.providers import make_provider
 from anachron.llm.types import ModelSpec
-from anachron.verify.pipeline import make_grounding, verify_run
+from anachron.verify.pipeline import verify_run
 for t in ("stock", "salary", "legal", "forecast"):
     get_task(t)
-for m in METHODS:
+for m in method_names():
     get_method(m)
 for model in ("openai/some-model", "mock/dry"):
     make_provider(ModelSpec(name="m", model=model, knowledge_cutoff="2024-01-01"))

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from anachron.llm.structured import parse_output
-from anachron.store.schema import ParseStatus
+from anachron.tables import ParseStatus
 from anachron.sources import courtlistener, oyez, scdb
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.tasks.base import INSTANCE_COLUMNS

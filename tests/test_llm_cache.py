@@ -12,7 +12,7 @@ from anachron.llm.cache import LLMCache, cache_key, decoding_params
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
-from anachron.store.schema import CALL_LOG_COLUMNS
+from anachron.tables import CALL_LOG_COLUMNS
 
 MSGS = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Rank AAPL, MSFT."}]
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}

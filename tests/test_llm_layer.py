@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from anachron.tasks.registry import get_task
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
@@ -267,8 +268,8 @@ def test_smollm2_schemas_compile_and_never_raise(tmp_path):
            "inputs": json.dumps({"sector": "Energy", "start_date": "2020-01-16", "end_date": "2020-06-30",
                                  "companies": [{"ticker": "XOM", "name": "Exxon Mobil"}]})}
     ev = [{"id": 1, "fact": "Exxon's 2019 revenue was $265 billion.", "source_date": "2020-01-31"}]
-    ctx = [{"task": "stock", "tickers": ["XOM"], "names": ["Exxon Mobil"], "cutoff_date": "2020-01-15"}]
-    (claims, trace), = extract_claims_llm(client, "stock", [row], [(ev, "Revenue fell in 2019 [1].")],
+    ctx = [{"task": get_task("stock"), "tickers": ["XOM"], "names": ["Exxon Mobil"], "cutoff_date": "2020-01-15"}]
+    (claims, trace), = extract_claims_llm(client, get_task("stock"), [row], [(ev, "Revenue fell in 2019 [1].")],
                                           {"max_tokens": 16}, ctx)
     assert trace["extractor"] == "deterministic" and "fallback" in trace["reason"]
     assert [c.text for c in claims] == ["Exxon's 2019 revenue was $265 billion.", "Revenue fell in 2019."]

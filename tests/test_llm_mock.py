@@ -16,7 +16,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider, make_provider
 from anachron.llm.providers.mock import MockOptions, regex_example, schema_instance
 from anachron.llm.structured import output_schema
-from anachron.store.schema import ParseStatus
+from anachron.tables import ParseStatus
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from fictional_corpus import stock_row
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from anachron.metrics.core import aggregate, bootstrap_ci, instance_scores
-from anachron.store.schema import CLAIM_COLUMNS
+from anachron.tables import CLAIM_COLUMNS
 
 
 def _run(rows):

@@ -13,6 +13,7 @@ from anachron.names import team_key, teams_named
 from anachron.tasks.legal.grounding import DecisionGrounding, case_aliases, case_mentions, states_ruling
 from anachron.tasks.salary.grounding import ContractGrounding, contract_years, money_amounts, other_people, states_contract
 from anachron.verify.categorize import categorize
+from anachron.tasks.registry import get_task
 
 # -- salary: mechanisms -------------------------------------------------------------------
 
@@ -89,7 +90,7 @@ ROOKIE = {
 def test_the_contract_stated_in_other_words_is_the_outcome(fact):
     v = ContractGrounding().check(fact, ROOKIE)
     assert v is not None and v.outcome and v.effective_date == dt.date(2021, 8, 1), fact
-    assert categorize(fact, {"task": "salary", **ROOKIE})[0] == "A4"  # the categoriser agrees
+    assert categorize(fact, {"task": get_task("salary"), **ROOKIE})[0] == "A4"  # the categoriser agrees
 
 
 @pytest.mark.parametrize(
@@ -193,7 +194,7 @@ def test_case_cites(fact, this, other):
 def test_the_ruling_in_other_words_is_the_outcome(fact):
     v = DecisionGrounding().check(fact, CASE)
     assert v is not None and v.outcome and v.effective_date == dt.date(2022, 6, 21), fact
-    assert categorize(fact, {"task": "legal", **CASE})[0] == "A4"
+    assert categorize(fact, {"task": get_task("legal"), **CASE})[0] == "A4"
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.methods.base import PARSE_RETRIES, RETRY_MAX_TOKENS, generation_request, retry_request
 from anachron.methods.supervised import run_self_correction
 from anachron.methods.temporal_hint import run_temporal_hint
-from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE, RETRIED, ParseStatus
+from anachron.tables import EVIDENCE_USABLE, PREDICTION_USABLE, RETRIED, ParseStatus
 from anachron.tasks.stock import StockTask
 from anachron.training.rewards import CompletionScore, group_rewards
 from fictional_corpus import stock_row
@@ -221,7 +221,7 @@ def test_retry_calls_load_into_the_llm_calls_table(tmp_path):
 
     from anachron.io import write_parquet
     from anachron.store.load import load_parquet
-    from anachron.store.schema import SCHEMA
+    from anachron.tables import SCHEMA
 
     client = mock_client([MID_STRING, FULL_TEXT])
     run_one(client, max_tokens=300)
@@ -255,7 +255,7 @@ def test_the_retry_gets_its_own_cache_entry(tmp_path):
     # a rerun replays the chain from the cache: the invalid first answer (not final, but marked for
     # replay since its retry parsed) and the retry's parsed answer are both hits; nothing is asked
     assert cache.get(first.trace[0]["cache_key"]) | {} == {**cache.get(first.trace[0]["cache_key"]), "replay": True}
-    client = mock_client(["never asked"], cache)
+    client = mock_client(["{}", FULL_TEXT], cache)  # the same script: the same cache keys
     again, reqs = run_one(client, max_tokens=300)
     assert reqs == [] and again.parsed.status == S.OK and again.completion == first.completion
     assert again.trace == first.trace and again.n_llm_calls == first.n_llm_calls == 2
@@ -301,8 +301,21 @@ def test_parsed_and_invalid_prediction_answers_are_served_from_the_cache(tmp_pat
         cache = LLMCache(tmp_path / str(len(answer)))
         first, _ = run_one(mock_client([answer], cache), max_tokens=300)
         assert first.parsed.status in EVIDENCE_USABLE
-        again, reqs = run_one(mock_client(["never asked"], cache), max_tokens=300)
+        again, reqs = run_one(mock_client([answer], cache), max_tokens=300)
         assert reqs == [] and again.completion == answer and again.trace == first.trace
+
+
+def test_a_changed_mock_script_is_asked_again_not_replayed(tmp_path):
+    # the scripted answers decide the mock's answer, so they are part of the cache key
+    cache = LLMCache(tmp_path / "cache")
+    first, _ = run_one(mock_client([FULL_TEXT], cache), max_tokens=300)
+    again, reqs = run_one(mock_client([TRAILING_COMMA], cache), max_tokens=300)
+    assert len(reqs) == 1 and again.completion == TRAILING_COMMA != first.completion
+    plain = ModelSpec(name="m", model="mock/x", knowledge_cutoff="2024-06-30")
+    req = generation_request(StockTask(), row(), {"max_tokens": 300}, 5)
+    assert LLMClient(plain, cache, CallLog()).key_for(req) == LLMClient(
+        ModelSpec(name="m", model="mock/x", knowledge_cutoff="2024-06-30", mock={"latency_s": 0.5}), cache, CallLog()
+    ).key_for(req)  # options that only delay or fail calls leave the key as it was
 
 
 def test_an_old_unflagged_garbage_entry_is_not_served(tmp_path):

@@ -27,7 +27,7 @@ from anachron.methods.rag import (
     run_rag_enforced,
     run_rag_unrestricted,
 )
-from anachron.store.schema import TOOL_CALL_COLUMNS
+from anachron.tables import TOOL_CALL_COLUMNS
 from anachron.tasks.legal import LegalTask
 from anachron.tasks.stock import StockTask
 from fictional_corpus import (

@@ -16,7 +16,7 @@ from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatResult, ModelSpec
 from anachron.methods import runner
 from anachron.store.load import read_run_meta
-from anachron.store.schema import RUN_META_COLUMNS
+from anachron.tables import RUN_META_COLUMNS
 
 from endpoint_fixtures import StubEndpoint, closed_port_url, forecast_instances
 

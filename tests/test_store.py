@@ -13,7 +13,7 @@ from anachron.llm.client import CallLog
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.store import SCHEMA, TABLES, connect_readonly
 from anachron.store.load import write_database
-from anachron.store.schema import CALL_LOG_COLUMNS, LLM_CALLS, TOOL_CALL_COLUMNS
+from anachron.tables import CALL_LOG_COLUMNS, LLM_CALLS, TOOL_CALL_COLUMNS
 from conftest import REPO
 
 EMPTY = dict(instances=[], run_meta=[], completions=[], llm_calls=[], claims=[], instance_scores=[])
@@ -64,7 +64,7 @@ def test_an_undeclared_column_is_refused_and_the_old_database_stays(tmp_path):
     write_database(out, **EMPTY)
     before = out.read_bytes()
     bad = _parquet(tmp_path, "calls", pd.DataFrame({"task": ["stock"], "query": ["q"], "surprise": [1]}))
-    with pytest.raises(ValueError, match=r"'tool_calls'.*\['surprise'\].*schema"):
+    with pytest.raises(ValueError, match=r"'tool_calls'.*\['surprise'\].*tables.py does not declare"):
         write_database(out, **EMPTY, tool_calls=[bad])
     assert out.read_bytes() == before
 

@@ -94,7 +94,7 @@ def test_cli_help(capsys):
 
 def test_summary_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsys):
     """Flag reasons are stored in ``tool_calls`` and listed by ``anachron summary``; undefined rates are NULL."""
-    from anachron.metrics.traces import score_call
+    from anachron.retrieval.trace import score_call
     from anachron.retrieval.search import SearchHit, validity_index
 
     def hit(doc_id, day, ticker, restates=None):

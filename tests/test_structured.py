@@ -1,7 +1,7 @@
 import json
 
 from anachron.llm.structured import output_schema, parse_output
-from anachron.store.schema import ParseStatus
+from anachron.tables import ParseStatus
 
 ANSWER = {
     "evidence": [

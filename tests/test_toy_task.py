@@ -24,7 +24,7 @@ from anachron.tasks.registry import TASKS, get_task
 from anachron.verify.categorize import categorize
 from anachron.verify.extract.llm import describe_instance
 from anachron.verify.layers.grounded import GroundedVerdict
-from anachron.verify.pipeline import make_grounding, verify_run
+from anachron.verify.pipeline import verify_run
 
 KNOWLEDGE_CUTOFF = "2024-01-01"
 
@@ -131,19 +131,19 @@ def test_toy_task_runs_through_the_whole_pipeline(toy, monkeypatch, tmp_path):
     # verify: the task's grounded check and outcome rules, through the registry
     instances = instances.set_index("instance_id", drop=False)
     contexts = {iid: toy.grounding_context(instances.loc[iid]) for iid in run["instance_id"]}
-    claims = verify_run(run, contexts, grounding=make_grounding("toy", {}), layers=("grounded", "rules"), task_name="toy")
+    claims = verify_run(run, contexts, grounding=toy.make_grounding({}), layers=("grounded", "rules"), task=toy)
     outcome = claims[claims["fact"].str.startswith("It rained")]
     assert outcome["leaked"].all() and set(outcome["layer"]) == {"grounded"} and set(outcome["category"]) == {"A4"}
     clean = claims[claims["fact"].str.endswith("wet climate.")]
     assert not clean["leaked"].any()
-    ruled = verify_run(run, contexts, layers=("rules",), task_name="toy")  # no grounding: the categoriser's A4 rule
+    ruled = verify_run(run, contexts, layers=("rules",), task=toy)  # no grounding: the categoriser's A4 rule
     assert set(ruled.loc[ruled["fact"].str.startswith("It rained"), "category_rule"]) == {"A4:toy:the-weather"}
     consequence = ruled[ruled["source"] == "reasoning"]
     assert set(consequence["category"]) == {"A5"}  # "following the downpour": the toy's outcome noun
-    ctx = {"task": "toy", **contexts["toy-Ashby-2023-07-02"]}
+    ctx = {"task": toy, **contexts["toy-Ashby-2023-07-02"]}
     assert categorize("Following the downpour, roads closed on 2023-07-03.", ctx)[0] == "A5"
-    assert categorize("Following the downpour, roads closed on 2023-07-03.", {"task": "stock"})[0] != "A5"
-    assert describe_instance("toy", instances.iloc[0]) == ("Will it rain in Ashby?", "the weather in Ashby on 2023-07-02")
+    assert categorize("Following the downpour, roads closed on 2023-07-03.", {"task": get_task("stock")})[0] != "A5"
+    assert describe_instance(toy, instances.iloc[0]) == ("Will it rain in Ashby?", "the weather in Ashby on 2023-07-02")
 
     # score: real metrics with the task's Perf
     scores = instance_scores(run, claims, lambda iid, p: toy.perf(instances.loc[iid], p))

@@ -16,7 +16,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
 from anachron.methods.rag import run_rag_enforced, run_rag_unrestricted
 from anachron.metrics.traces import aggregate_traces, call_flags, trace_instance_scores
-from anachron.store.schema import METRIC_COLUMNS, TOOL_CALL_COLUMNS, TRACE_SCORE_COLUMNS
+from anachron.tables import METRIC_COLUMNS, TOOL_CALL_COLUMNS, TRACE_SCORE_COLUMNS
 from anachron.tasks.stock import StockTask
 from fictional_corpus import FakeSearch, FakeValidity, query_json, scripted_provider, stock_row
 

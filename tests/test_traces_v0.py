@@ -20,7 +20,8 @@ import pytest
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.types import ModelSpec
 from anachron.methods.rag import run_rag_unrestricted
-from anachron.metrics.traces import aggregate_traces, score_call, trace_instance_scores
+from anachron.metrics.traces import aggregate_traces, trace_instance_scores
+from anachron.retrieval.trace import score_call
 from anachron.retrieval.search import validity_index
 from anachron.tasks.stock import StockTask
 from fictional_corpus import FakeSearch, query_json, scripted_provider, stock_row

@@ -11,8 +11,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE
-from anachron.store.schema import ParseStatus
+from anachron.tables import EVIDENCE_USABLE, PREDICTION_USABLE
+from anachron.tables import ParseStatus
 from anachron.training.rewards import (
     CompletionScore,
     GroupResult,

@@ -10,7 +10,7 @@ import math
 import pandas as pd
 import pytest
 
-from anachron.store.schema import INSTANCE_COLUMNS, SCORE_COLUMNS, ParseStatus
+from anachron.tables import INSTANCE_COLUMNS, SCORE_COLUMNS, ParseStatus
 from anachron.tasks.registry import get_task
 from anachron.training.rewards import batch_rewards
 from anachron.training.scoring import score_completions

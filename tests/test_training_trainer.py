@@ -13,7 +13,7 @@ import pytest
 
 from anachron.config import validate_config
 from anachron.errors import ConfigError
-from anachron.store.schema import INSTANCE_COLUMNS, TRAINING_LOG_COLUMNS
+from anachron.tables import INSTANCE_COLUMNS, TRAINING_LOG_COLUMNS
 from anachron.tasks.registry import get_task
 from anachron.training.rewards import RewardConfig
 from anachron.training.scoring import score_completions

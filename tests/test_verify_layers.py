@@ -11,6 +11,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ModelSpec
 from anachron.verify.pipeline import verify_run, verify_table
+from anachron.tasks.registry import get_task
 
 SPEC = ModelSpec(name="verifier", model="mock/fake-verifier", knowledge_cutoff="2025-01-01")
 CUTOFF = "2019-11-30"
@@ -31,7 +32,7 @@ EVIDENCE = [
 
 def test_claims_carry_source_category_and_layer_without_llm():
     claims = verify_run(_run(EVIDENCE, "Acme signed a $2 billion deal with Bolt Industries on 2020-01-15 [1]."),
-                        {"i1": {"cutoff_date": CUTOFF}}, task_name="stock")
+                        {"i1": {"cutoff_date": CUTOFF}}, task=get_task("stock"))
     ev = claims[claims["source"] == "evidence"]
     assert list(ev["claim_id"]) == ["i1:1", "i1:2"] and ev["cited"].tolist() == [True, False]
     assert set(claims["category"]) <= {"A1", "A2", "A3", "A4", "A5", "B1", "B2"} and claims["category_rule"].notna().all()
@@ -51,7 +52,7 @@ def test_llm_layer_corrects_a_too_early_date():
     prov = MockProvider(SPEC, answers=answer)
     client = LLMClient(SPEC, None, CallLog(), provider=prov)
     claims = verify_run(_run(EVIDENCE, ""), {"i1": {"cutoff_date": CUTOFF}}, layers=("grounded", "rules", "llm"),
-                        task_name="stock", llm={"client": client, "params": {}, "batch_size": 80})
+                        task=get_task("stock"), llm={"client": client, "params": {}, "batch_size": 80})
     by = claims.set_index("claim_id")
     assert by.loc["i1:1", "layer"] == "llm" and by.loc["i1:1", "leaked"] and by.loc["i1:1", "effective_date"] == "2019-12-10"
     assert by.loc["i1:2", "layer"] == "llm" and not by.loc["i1:2", "leaked"]
@@ -62,7 +63,7 @@ def test_invalid_verifier_json_is_retried_once_then_falls_back_to_rules_with_rea
     prov = MockProvider(SPEC, answers=lambda req: "Sure! Both dates look fine to me.")
     client = LLMClient(SPEC, None, CallLog(), provider=prov)
     claims = verify_run(_run(EVIDENCE, ""), {"i1": {"cutoff_date": CUTOFF}}, layers=("grounded", "rules", "llm"),
-                        task_name="stock", llm={"client": client, "params": {}, "batch_size": 80})
+                        task=get_task("stock"), llm={"client": client, "params": {}, "batch_size": 80})
     assert len(prov.requests) == 2 and {r.sample_index for r in prov.requests} == {0, 1}
     assert (claims["layer"] == "declared").all() and not claims["leaked"].any()
     assert claims["reason"].str.startswith("llm verifier unusable").all()

@@ -13,7 +13,7 @@ import pytest
 
 from anachron.report import FIGURE_NAMES, htmlcheck
 from anachron.report.registry import FORMATS, TABLE_NAMES
-from anachron.store.schema import EVIDENCE_USABLE
+from anachron.tables import EVIDENCE_USABLE
 
 from conftest import REPO, write_workflow_snapshot
 

@@ -12,17 +12,16 @@ model files).
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib
-import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import jsonschema
 import yaml
 
 from anachron.errors import ConfigError
+from anachron.plugins import use_plugins
 from anachron.tasks.registry import find_task
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "config.schema.yaml"
@@ -47,13 +46,85 @@ def _resolve_refs(node: Any) -> Any:
     return node
 
 
+REGISTRY_KEY = "x-anachron-registry"
+ENUM_KEY = "x-anachron-enum"
+
+
+def _method_block(schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The block of a registered method the package schema does not describe."""
+    if schema is not None:
+        block = copy.deepcopy(dict(schema))
+        block.pop("$schema", None)
+        block.setdefault("default", {})
+        return block
+    tasks = {"type": ["array", "null"], "items": {"type": "string", ENUM_KEY: "tasks"}, "default": None,
+             "description": "Tasks this method runs on (null = every task in run.tasks)."}
+    sample = {"type": ["integer", "null"], "minimum": 1, "default": None,
+              "description": "Instances per split for this method (null = run.sample)."}
+    return {"type": "object", "additionalProperties": False, "default": {}, "properties": {"tasks": tasks, "sample": sample}}
+
+
+def _registry_blocks(kind: str, have: Mapping[str, Any]) -> dict[str, Any]:
+    """The config blocks of every registered task / method / source (``x-anachron-registry``)."""
+    if kind == "tasks":
+        from anachron.tasks.registry import task_config_schema, task_names
+
+        return {name: _resolve_refs(_as_block(task_config_schema(name))) for name in task_names()}
+    if kind == "methods":
+        from anachron.methods.registry import discover
+
+        return {name: have.get(name) or _method_block(spec.config_schema) for name, spec in discover().items()}
+    if kind == "sources":
+        from anachron.sources.registry import registered_sources
+
+        return {name: have.get(name) or {"type": "object", "default": {}} for name in registered_sources()}
+    raise ValueError(f"unknown {REGISTRY_KEY}: {kind!r}")
+
+
+def _as_block(schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    if schema is None:
+        return {"type": "object", "additionalProperties": False, "default": {}, "properties": {}}
+    block = copy.deepcopy(dict(schema))
+    block.pop("$schema", None)
+    block.setdefault("default", {})
+    return block
+
+
+def _fill_registries(node: Any, names: dict[str, list[str]]) -> Any:
+    """Fill ``x-anachron-registry`` blocks and ``x-anachron-enum`` lists from the registries."""
+    if isinstance(node, dict):
+        node = {k: _fill_registries(v, names) for k, v in node.items()}
+        if REGISTRY_KEY in node:
+            kind = node.pop(REGISTRY_KEY)
+            have = dict(node.get("properties", {}))
+            blocks = _registry_blocks(kind, have)
+            node["properties"] = {**{k: v for k, v in have.items() if k in blocks}, **blocks}
+            node = _fill_registries(node, names)
+        if ENUM_KEY in node:
+            kind = node.pop(ENUM_KEY)
+            if kind not in names:
+                from anachron.methods.registry import method_names
+                from anachron.tasks.registry import task_names
+
+                names.update(tasks=task_names(), methods=method_names())
+            node["enum"] = list(names[kind])
+        return node
+    if isinstance(node, list):
+        return [_fill_registries(v, names) for v in node]
+    return node
+
+
 def load_schema(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Load the config JSON Schema (YAML), with the per-task and per-source blocks merged in.
+    """Load the config JSON Schema (YAML), with the per-task, per-method and per-source blocks merged in.
 
     Blocks written as ``{x-anachron-schema: "module:ATTR"}`` are taken from the module that
-    implements the task or source, so each block has one definition, next to its code.
+    implements the task or source, so each block has one definition, next to its code. A block
+    marked ``x-anachron-registry: tasks|methods|sources`` gets one property per registered task
+    (its package's ``CONFIG_SCHEMA``), method or source; a list marked ``x-anachron-enum:
+    tasks|methods`` takes the registered names, so a new task folder or method module needs no
+    line here (docs/adding-a-task.md).
     """
-    return _resolve_refs(yaml.safe_load(Path(path or SCHEMA_PATH).read_text()))
+    return _fill_registries(_resolve_refs(yaml.safe_load(Path(path or SCHEMA_PATH).read_text())), {})
 
 
 def _with_defaults(validator_cls: type) -> type:
@@ -84,6 +155,10 @@ def validate_config(config: dict[str, Any], schema_path: str | os.PathLike[str] 
             :meth:`~anachron.tasks.base.Task.check_config`: a stock window whose end is not
             after its start; a ``prices`` entry for a model that ``models`` does not define).
     """
+    plugins = config.get("plugins") or []
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise ConfigError(f"config key plugins: a list of module names, got {plugins!r}")
+    use_plugins(plugins)
     schema = load_schema(schema_path)
     validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(list(e.absolute_path)), str(e.absolute_path)))
@@ -225,11 +300,6 @@ def edgar_enabled(config: dict[str, Any]) -> bool:
     if enabled is None:
         return bool(snapshot_dir(config) or _sec_user_agent())
     return bool(enabled)
-
-
-def stable_hash(obj: Any) -> str:
-    """Short SHA-256 of ``obj`` as canonical JSON (for config hashes in ``runs``)."""
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def snapshot_dir(config: dict[str, Any]) -> Path | None:

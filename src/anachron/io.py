@@ -72,6 +72,12 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def stable_hash(obj: Any) -> str:
+    """Short SHA-256 (16 hex digits) of ``obj`` as canonical JSON (sorted keys, ``str`` for
+    anything JSON cannot hold): the config hashes in ``runs`` and the test server's answers."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 def utc_now() -> str:
     """Current UTC time as an ISO-8601 string with seconds."""
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()

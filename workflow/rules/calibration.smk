@@ -12,7 +12,8 @@ rule calibrate_verifier:
         planted="results/calibration/planted.parquet",
     params:
         calibration=config["calibration"],
-        tasks=TASKS,
+        tasks=CALIBRATED_TASKS,
+        uncalibrated=[t for t in TASKS if t not in CALIBRATED_TASKS],
         corpus=config["verify"]["corpus"],
         leak_on_same_day=config["leak_on_same_day"],
         verifier=resolved_model(config["verify"]["model"]),

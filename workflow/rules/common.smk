@@ -14,11 +14,12 @@ from anachron.llm.endpoints import check_endpoints, endpoint_limits, job_endpoin
 from anachron.llm.runtime import build_record, check_local_models, rebuild_hint
 from anachron.logs import native_crash_logs
 from anachron.methods.runner import failed_runs_summary, retry_param, retry_state_path
-from anachron.methods.registry import RETRIEVAL_METHODS, SUPERVISED_METHODS
+from anachron.methods.registry import retrieval_methods, supervised_methods
 from anachron.sources.registry import SOURCES, source_params
 from anachron.tasks.registry import get_task
 from anachron.plan import method_sample as run_sample, planned_runs, shapley_runs
 from anachron.report import REPORT_LAYOUT
+from anachron.retrieval.corpus import corpus_tables
 
 try:
     validate_config(config)  # against the package's schema: anachron/schemas/config.schema.yaml
@@ -31,6 +32,8 @@ METHODS = config["run"]["methods"]
 MODELS = config["run"]["models"]
 SNAPSHOT_DIR = str(snapshot_dir(config) or "")
 GENERIC_SOURCES = sorted(SOURCES)
+# tasks whose verifier calibration plants claims (a task without a planter is left out, with a note in the log)
+CALIBRATED_TASKS = [t for t in TASKS if get_task(t).has_planter()]
 EDGAR = edgar_enabled(config)
 
 
@@ -56,6 +59,8 @@ for _env, _entry in config["endpoints"].items():
     else:
         workflow.register_resource(_res, _entry["concurrency"])
 ENDPOINT_LIMITS = endpoint_limits(config["endpoints"])
+RETRIEVAL_METHODS = retrieval_methods()
+SUPERVISED_METHODS = supervised_methods()
 
 
 def job_model_specs(wildcards):
@@ -165,23 +170,13 @@ def dataset_inputs(wildcards):
 
 
 def corpus_inputs(wildcards):
-    """Raw tables the corpus is built from (EDGAR when enabled; dated news only from a snapshot,
-    since no public live news archive exists: live runs can use the hosted search backend)."""
-    inputs = {
-        "oyez": "data/raw/oyez/data.parquet",
-        "nba": "data/raw/nba/data.parquet",
-        "nhl": "data/raw/nhl/data.parquet",
-        "forecastbench": "data/raw/forecastbench/data.parquet",
-        "sp500_membership": "data/raw/sp500/membership.parquet",
-        "sp500_changes": "data/raw/sp500/changes.parquet",
-        "sp500_sectors": "data/raw/sp500/sectors.parquet",
-        "prices": "data/raw/yahoo/prices.parquet",
-    }
-    if EDGAR:
-        inputs["edgar"] = "data/raw/edgar/data.parquet"
-    if SNAPSHOT_DIR:
-        inputs["news"] = "data/raw/news/data.parquet"
-    return inputs
+    """Raw tables the corpus is built from: those of the sources the configured tasks read (EDGAR
+    when enabled; dated news only from a snapshot, since no public live news archive exists: live
+    runs can use the hosted search backend)."""
+    used = set()
+    for t in TASKS:
+        used |= {*get_task(t).dataset_inputs().values(), *get_task(t).grounding_inputs(edgar=EDGAR).values()}
+    return corpus_tables(used, news=bool(SNAPSHOT_DIR))
 
 
 def method_inputs(wildcards):
@@ -256,13 +251,13 @@ def calibration_inputs(wildcards):
     tasks' grounding_inputs; the planters draw facts from it too), the dated news of a snapshot
     (real headlines the planters re-word), the Temporal Hint runs whose evidence wording the
     planted claims imitate, and the corpus index when a layer set uses the corpus layer."""
-    inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in TASKS}
-    for t in TASKS:
+    inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in CALIBRATED_TASKS}
+    for t in CALIBRATED_TASKS:
         inputs.update(get_task(t).grounding_inputs(edgar=EDGAR))
     if SNAPSHOT_DIR:
         inputs["news"] = "data/raw/news/data.parquet"
     for t, m, mo in RUNS:
-        if m == "temporal_hint":
+        if m == "temporal_hint" and t in CALIBRATED_TASKS:
             inputs[f"run_{t}_{mo}"] = f"results/runs/{t}/{m}/{mo}.parquet"
     inputs.update(corpus_index_input(config["calibration"]["layer_sets"]))
     return inputs

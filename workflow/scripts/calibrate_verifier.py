@@ -10,7 +10,9 @@ from anachron.progress import job
 from anachron.verify.calibration.evaluate import grounding_contexts, summarize_calibration, verify_planted
 from anachron.verify.calibration.plant import plant_claims
 from anachron.verify.layers.corpus import open_corpus_layer
-from anachron.verify.pipeline import make_grounding, verify_table
+from anachron.tables import PLANTED_COLUMNS
+from anachron.tasks.registry import get_task
+from anachron.verify.pipeline import verify_table
 from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -23,17 +25,20 @@ with log_to(sm.log[0]) as log, job("calibrate_verifier", unit="claim") as progre
     planted, groundings, contexts = [], {}, {}
     # real news leaks may go without a readable date only when every calibrated layer set reads the corpus
     corpus_dated = all("corpus" in layers for layers in cfg["layer_sets"])
-    for task in sm.params.tasks:
-        instances = pd.read_parquet(sm.input[f"dataset_{task}"])
-        runs = [sm.input[k] for k in sm.input.keys() if k.startswith(f"run_{task}_")]
+    for name in sm.params.uncalibrated:
+        log.info("%s: left out of calibration (the task has no planter: Task.planter returns None)", name)
+    for name in sm.params.tasks:
+        task = get_task(name)
+        instances = pd.read_parquet(sm.input[f"dataset_{name}"])
+        runs = [sm.input[k] for k in sm.input.keys() if k.startswith(f"run_{name}_")]
         completions = pd.concat([pd.read_parquet(p) for p in runs], ignore_index=True) if runs else None
         planted.append(plant_claims(task, instances, data, n_per_kind=cfg["n_per_kind"], seed=cfg["seed"],
                                     completions=completions, n_real_per_kind=cfg.get("n_real_per_kind"),
                                     corpus_dated=corpus_dated))
-        groundings[task] = make_grounding(task, files)
+        groundings[name] = task.make_grounding(files)
         contexts.update(grounding_contexts(task, instances))
-        log.info("%s: %d planted claims", task, len(planted[-1]))
-    planted = pd.concat(planted, ignore_index=True)
+        log.info("%s: %d planted claims", name, len(planted[-1]))
+    planted = pd.concat(planted, ignore_index=True) if planted else pd.DataFrame(columns=PLANTED_COLUMNS)
     client, _, params = verifier_client(sm.params.verifier, sm.params.cache_dir)
     llm = {"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None
     verify_fn = partial(verify_table, contexts=contexts, groundings=groundings, llm=llm, corpus=corpus,

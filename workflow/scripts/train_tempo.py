@@ -11,7 +11,6 @@ from anachron.tasks.registry import get_task
 from anachron.training.extra import require_training_extra
 from anachron.training.scoring import score_completions
 from anachron.training.trainer import TrainSettings, train_tempo, write_summary
-from anachron.verify.pipeline import make_grounding
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 
@@ -25,7 +24,7 @@ with log_to(sm.log[0]) as log, job(f"train_tempo {w.task}/{w.model}", unit="step
     task = get_task(sm.wildcards.task)
     instances = pd.read_parquet(sm.input.instances).set_index("instance_id", drop=False)
     grounding_files = {k: v for k, v in sm.input.items() if k not in ("instances", "report", "base")}
-    grounding = make_grounding(sm.wildcards.task, grounding_files)
+    grounding = task.make_grounding(grounding_files)
 
     def score_fn(ids, texts, finish):
         return score_completions(task, instances, ids, texts, finish, grounding=grounding,

@@ -7,7 +7,7 @@ from anachron.logs import log_to
 from anachron.progress import job
 from anachron.tasks.registry import get_task
 from anachron.verify.layers.corpus import open_corpus_layer
-from anachron.verify.pipeline import extract_run_claims, make_grounding, verify_run
+from anachron.verify.pipeline import extract_run_claims, verify_run
 from anachron.verify.setup import verifier_client
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -27,10 +27,10 @@ with log_to(sm.log[0]) as log, job(f"verify {w.task}/{w.method}/{w.model}") as p
     claims = verify_run(
         run,
         contexts,
-        grounding=make_grounding(sm.wildcards.task, grounding_files),
+        grounding=task.make_grounding(grounding_files),
         layers=tuple(sm.params.layers),
         leak_on_same_day=bool(sm.params.leak_on_same_day),
-        task_name=sm.wildcards.task,
+        task=task,
         claims_by_instance=claims_by_instance,
         llm={"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None,
         corpus=corpus,

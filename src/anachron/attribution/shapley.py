@@ -31,7 +31,7 @@ from anachron.llm.types import ChatRequest
 from anachron.methods.supervised import closed_world_messages
 from anachron.metrics.shapley import TOP_K, exact_shapley, shapley_dclr, shapley_values, top_k_leak
 from anachron.progress import track
-from anachron.store.schema import PHI_COLUMNS, SHAPLEY_COLUMNS
+from anachron.tables import PHI_COLUMNS, SHAPLEY_COLUMNS
 from anachron.tasks.base import Task
 
 log = logging.getLogger(__name__)
@@ -145,7 +145,7 @@ def shapley_for_run(
 
     Args:
         run: the run's completions (instances to attribute; filter before calling to sample).
-        claims: the run's claims (:data:`anachron.store.schema.CLAIM_COLUMNS`).
+        claims: the run's claims (:data:`anachron.tables.CLAIM_COLUMNS`).
         instances: the task's instance table (indexed or with ``instance_id``).
         task: the task.
         client: the run's model client (cached, concurrent).
@@ -158,8 +158,8 @@ def shapley_for_run(
             (``exact_mae``); those extra calls are outside the budget and logged apart.
 
     Returns:
-        ``(phi, per_instance)`` with :data:`~anachron.store.schema.PHI_COLUMNS` and
-        :data:`~anachron.store.schema.SHAPLEY_COLUMNS`.
+        ``(phi, per_instance)`` with :data:`~anachron.tables.PHI_COLUMNS` and
+        :data:`~anachron.tables.SHAPLEY_COLUMNS`.
     """
     inst = instances.set_index("instance_id", drop=False) if "instance_id" in instances.columns else instances
     phi_rows: list[dict[str, Any]] = []

@@ -113,6 +113,20 @@ def schema_property_order(schema: Any, path: str = "$") -> list[list[Any]]:
     return out
 
 
+#: The ``mock:`` options that decide a mock model's answer (the others only delay or fail calls).
+MOCK_ANSWER_OPTIONS = ("answers", "echo")
+
+
+def answer_settings(provider: str, mock: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The settings of a model entry, besides its decoding parameters, that change the answer it
+    gives: for a ``mock/...`` model its scripted ``answers`` and ``echo`` when set; None otherwise."""
+    if provider != "mock" or not mock:
+        return None
+    out = {k: mock[k] for k in MOCK_ANSWER_OPTIONS if mock.get(k) not in (None, False)}
+    # scripted answers built in code (a result object) enter the key by their repr
+    return json.loads(json.dumps(out, default=repr)) if out else None
+
+
 def cache_key(
     provider: str,
     model: str,
@@ -121,6 +135,7 @@ def cache_key(
     response_schema: dict[str, Any] | None,
     sample_index: int = 0,
     adapter: str | None = None,
+    variant: dict[str, Any] | None = None,
 ) -> str:
     """Content address of one chat completion: 64 lowercase hex characters (SHA-256).
 
@@ -136,6 +151,9 @@ def cache_key(
         adapter: content digest of the LoRA adapter applied to the model (``"sha256:<hex>"``), or
             ``None`` for the plain model; only a non-``None`` value enters the payload, so keys
             without an adapter are the same as before adapters existed.
+        variant: the model's other settings that change its answers (a mock model's scripted
+            ``answers`` and ``echo``: :func:`answer_settings`), or ``None``; like ``adapter``, only
+            a non-empty value enters the payload.
 
     Raises:
         ValueError: on an unknown parameter (see :func:`decoding_params`) or a non-JSON value.
@@ -152,6 +170,8 @@ def cache_key(
     }
     if adapter is not None:
         payload["adapter"] = adapter
+    if variant:
+        payload["variant"] = variant
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 

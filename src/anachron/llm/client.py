@@ -24,12 +24,12 @@ import pandas as pd
 
 from anachron.errors import AnachronError, ConfigError
 from anachron.io import sha256_file
-from anachron.llm.cache import LLMCache, cache_key
+from anachron.llm.cache import LLMCache, answer_settings, cache_key
 from anachron.llm.providers import BaseProvider, Provider, effective_params, error_text, make_provider
 from anachron.llm.slots import EndpointGate, gate_for
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.progress import Progress, count_call
-from anachron.store.schema import CALL_LOG_COLUMNS
+from anachron.tables import CALL_LOG_COLUMNS
 
 
 def _now_iso() -> str:
@@ -195,6 +195,7 @@ class LLMClient:
             request.response_schema,
             request.sample_index,
             adapter=self.adapter_digest,
+            variant=answer_settings(self.spec.provider, self.spec.mock),
         )
 
     def _state(self) -> tuple[asyncio.Semaphore, dict[str, asyncio.Future]]:

@@ -10,7 +10,7 @@ Every method asks the model for one JSON object (docs/methods.md#output)::
 the answer with :func:`anachron.llm.decode.decode_json` (the whole text, the first fenced
 code block, the outermost ``{...}`` span; a ``json_repair`` fix when none is strict JSON and the
 text was not cut off), checks that the required keys are there and validates it with pydantic.
-The result carries a ``parse_status`` (:class:`~anachron.store.schema.ParseStatus`, the one
+The result carries a ``parse_status`` (:class:`~anachron.tables.ParseStatus`, the one
 enum of parse outcomes) so that parse failures are counted (parse rate) instead of crashing a run.
 """
 
@@ -22,7 +22,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from anachron.llm.decode import FROM_FENCE, FROM_REPAIR, FROM_SPAN, FROM_WHOLE, decode_json
-from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE, ParseStatus
+from anachron.tables import EVIDENCE_USABLE, PREDICTION_USABLE, ParseStatus
 
 #: Parse status of each :func:`~anachron.llm.decode.decode_json` source.
 _STATUS_OF_SOURCE = {
@@ -74,7 +74,7 @@ class ParsedOutput:
     """Result of :func:`parse_output`.
 
     Attributes:
-        status: a :class:`~anachron.store.schema.ParseStatus` (a ``str``).
+        status: a :class:`~anachron.tables.ParseStatus` (a ``str``).
         evidence: deduplicated evidence items (lower-cased fact text), in model order,
             renumbered only where the model gave no id.
         reasoning: the reasoning text ("" when unavailable).

@@ -62,7 +62,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from anachron.config import stable_hash
+from anachron.io import stable_hash
 from anachron.llm.providers.mock import default_answer
 from anachron.llm.types import ChatRequest
 

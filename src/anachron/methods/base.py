@@ -5,7 +5,7 @@ final completion, its parse, and a trace of the steps it took.
 
 Every answer a method parses with the output schema goes through :func:`complete_and_parse`,
 which asks again, up to :data:`PARSE_RETRIES` times, for an answer whose parse status is in
-:data:`~anachron.store.schema.RETRIED` (docs/methods.md#output); each retry follows from the
+:data:`~anachron.tables.RETRIED` (docs/methods.md#output); each retry follows from the
 latest answer:
 
 * ``truncated``: the same request with ``max_tokens`` doubled (the effective limit: the
@@ -23,7 +23,7 @@ retries rather than one: an answer cut off in transit (a proxy or server fault, 
 from a model that ran out of tokens) at rate p stays unparsed at rate p³ instead of p².
 
 Across runs (issue 13, "no poisoned calls"): an answer is cached as final only when its parse
-status is in :data:`~anachron.store.schema.EVIDENCE_USABLE` (``invalid_prediction`` included: its
+status is in :data:`~anachron.tables.EVIDENCE_USABLE` (``invalid_prediction`` included: its
 evidence and reasoning are scored and it is not retried within a run either). Any other answer
 (``truncated``, ``invalid``, ``duplicate_keys``, ``not_json``, ``empty``) is stored marked not final:
 the run uses it, a re-run asks again, and :meth:`~anachron.llm.client.LLMClient.fresh_sample` moves
@@ -32,7 +32,7 @@ asked for a new sample (new key and seed) rather than the same answer. When a re
 accepted answer, the rejected answers before it are marked for replay
 (:meth:`~anachron.llm.client.LLMClient.mark_replay`): a re-run then goes through the same chain from
 the cache, with the same answers and trace and no call. The output row
-layout (:data:`~anachron.store.schema.RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
+layout (:data:`~anachron.tables.RUN_COLUMNS`) is what ``results/runs/{task}/{method}/{model}.parquet``
 holds.
 """
 
@@ -46,7 +46,7 @@ import pandas as pd
 
 from anachron.llm.structured import ParsedOutput, output_schema, parse_output
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
-from anachron.store.schema import EVIDENCE_USABLE, RETRIED, ParseStatus
+from anachron.tables import EVIDENCE_USABLE, RETRIED, ParseStatus
 from anachron.tasks.base import Task
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class MethodResult:
     trace: list[dict[str, Any]] = field(default_factory=list)
 
     def to_row(self, row: pd.Series, *, task: str, method: str, model: str) -> dict[str, Any]:
-        """Flatten to a :data:`~anachron.store.schema.RUN_COLUMNS` dict (JSON columns as strings)."""
+        """Flatten to a :data:`~anachron.tables.RUN_COLUMNS` dict (JSON columns as strings)."""
         return {
             "instance_id": self.instance_id,
             "task": task,
@@ -113,7 +113,7 @@ def parse_result(task: Task, row: pd.Series, result: ChatResult) -> ParsedOutput
 
 def parses(task: Task, row: pd.Series) -> Callable[[ChatResult], bool]:
     """The cache's ``accept`` predicate for answers to ``row``: True when the answer's parse status is
-    in :data:`~anachron.store.schema.EVIDENCE_USABLE` (only such answers are cached as final)."""
+    in :data:`~anachron.tables.EVIDENCE_USABLE` (only such answers are cached as final)."""
     return lambda result: parse_result(task, row, result).status in EVIDENCE_USABLE
 
 

@@ -23,7 +23,7 @@ docs/methods.md#rag:
 4. **Generation** — the task's own system prompt, unchanged, and its user message with the
    passages block prepended; otherwise exactly the Temporal Hint request.
 
-Every search call becomes one row of the tool-call log (:data:`~anachron.store.schema.TOOL_CALL_COLUMNS`), from
+Every search call becomes one row of the tool-call log (:data:`~anachron.tables.TOOL_CALL_COLUMNS`), from
 which :mod:`anachron.metrics.traces` computes TCLR, survivorship, restatement and
 query-intent leakage (Anachron v0 scorer; docs/metrics.md#trace-metrics).
 """
@@ -47,9 +47,10 @@ from anachron.llm.decode import EMPTY_ANSWER, decode_json
 from anachron.llm.types import ChatRequest, ChatResult
 from anachron.methods.base import PARSE_RETRIES, MethodResult, generate_and_parse, generation_request
 from anachron.methods.pattern import CallPattern, Render, Step
-from anachron.metrics.traces import EntityValidityLike, score_call
+from anachron.methods.registry import register_method
+from anachron.retrieval.trace import EntityValidityLike, score_call
 from anachron.progress import track
-from anachron.store.schema import TOOL_CALL_COLUMNS
+from anachron.tables import TOOL_CALL_COLUMNS
 from anachron.tasks.base import Task, instance_inputs
 from anachron.tasks.registry import get_task
 from anachron.verify.dates import find_periods
@@ -674,3 +675,7 @@ run_rag_unrestricted = _mode_runner(
     "unrestricted", "rag_unrestricted",
     "The ``rag_unrestricted`` method: :func:`run_rag` without a date filter (Anachron Mode A).",
 )
+
+
+register_method("rag", runner=run_rag_enforced, call_pattern=call_pattern, retrieves=True)
+register_method("rag_unrestricted", runner=run_rag_unrestricted, call_pattern=call_pattern, retrieves=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from anachron import __version__
-from anachron.config import stable_hash
+from anachron.io import stable_hash
 from anachron.io import utc_now
 from anachron.llm.cache import LLMCache
 from anachron.errors import EndpointError
@@ -22,8 +22,8 @@ from anachron.llm.endpoints import EndpointLimits, endpoint_env, endpoint_label,
 from anachron.llm.slots import endpoint_gates, shared_endpoint_gates
 from anachron.llm.types import ModelSpec
 from anachron.logs import mask_secrets
-from anachron.methods.registry import RETRIEVAL_METHODS, get_method
-from anachron.store.schema import PREDICTION_USABLE, RUN_COLUMNS, TOOL_CALL_COLUMNS
+from anachron.methods.registry import get_spec
+from anachron.tables import PREDICTION_USABLE, RUN_COLUMNS, TOOL_CALL_COLUMNS
 from anachron.tasks.registry import get_task
 
 log = logging.getLogger(__name__)
@@ -89,9 +89,9 @@ def run_method(
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Run a method and return (run table, call log, tool-call log, run metadata).
 
-    The run table has :data:`~anachron.store.schema.RUN_COLUMNS`; the call log one row
+    The run table has :data:`~anachron.tables.RUN_COLUMNS`; the call log one row
     per LLM call (cache hits included); the tool-call log one row per search call
-    (:data:`~anachron.store.schema.TOOL_CALL_COLUMNS`; empty for methods that do not
+    (:data:`~anachron.tables.TOOL_CALL_COLUMNS`; empty for methods that do not
     search); the metadata is one ``runs`` row, with the failure counts of
     :func:`call_failures`, ``n_attempts`` (requests sent, retries included), ``endpoint`` (the
     model's base-URL variable name for an ``openai/`` model, else None) and ``retry_token``.
@@ -122,7 +122,8 @@ def run_method(
     """
     started = utc_now()
     task = get_task(task_name)
-    method = get_method(method_name)
+    method_spec = get_spec(method_name)
+    method = method_spec.runner
     method_config = dict(method_config)
     served_names = method_config.pop("served_names", None)
     if method_name == "tempo":
@@ -150,7 +151,7 @@ def run_method(
     with shared_endpoint_gates(gates):
         client = LLMClient(spec, LLMCache(cache_dir), call_log)
         extra: dict[str, Any] = {}
-        if method_name in RETRIEVAL_METHODS:
+        if method_spec.retrieves:
             from anachron.retrieval.backends import open_search
 
             extra = open_search(retrieval or {})

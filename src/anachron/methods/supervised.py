@@ -51,6 +51,7 @@ from anachron.llm.structured import EVIDENCE_USABLE, ParsedOutput, output_schema
 from anachron.llm.types import ChatRequest
 from anachron.methods.base import PARSE_RETRIES, MethodResult, complete_and_parse, generation_request
 from anachron.methods.pattern import CallPattern, Render, Step, render_extraction, render_plausibility
+from anachron.methods.registry import register_method
 from anachron.tasks.base import Task
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
@@ -206,12 +207,12 @@ def aggregator_request(
 
 
 def supervisor_context(task: Task, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
-    """What the supervisor may know of an instance: task name, cutoff and its named subjects.
+    """What the supervisor may know of an instance: the task, the cutoff and its named subjects.
 
     Derived from the task input only (never the label), as the TimeSPEC paper requires of its
     claim-extraction prompt.
     """
-    return {"task": task.name, "cutoff_date": row["cutoff_date"], **task.entities(row)}
+    return {"task": task, "cutoff_date": row["cutoff_date"], **task.entities(row)}
 
 
 def claim_key(text: str) -> str:
@@ -741,3 +742,7 @@ def timespec_pattern(settings: Mapping[str, Any]) -> CallPattern:
     queries, generation, searches = retrieval_steps(settings)
     steps = [queries, Step("generate", generation, retries=PARSE_RETRIES), *_loop_steps(settings, generation, judge=False)]
     return CallPattern(steps=tuple(steps), searches=searches, claim_searches=1)
+
+
+register_method("self_correction", runner=run_self_correction, call_pattern=self_correction_pattern, supervised=True)
+register_method("timespec", runner=run_timespec, call_pattern=timespec_pattern, retrieves=True, supervised=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 from anachron.errors import ConfigError
 from anachron.methods.temporal_hint import call_pattern as temporal_hint_pattern
+from anachron.methods.registry import register_method
 from anachron.methods.temporal_hint import run_temporal_hint
 
 #: The runner: Temporal Hint's (the adapter is part of the model, not of the method).
@@ -40,3 +41,6 @@ def tempo_model_config(model_name: str, model_config: dict[str, Any], adapter: s
             raise ConfigError(f"method tempo on model '{model_name}' needs methods.tempo.served_names.{model_name}")
         return {**model_config, "model": "openai/" + name.replace("{task}", task)}
     raise ConfigError(f"method tempo cannot run on model '{model_name}' ({model_config['model']}): no trainable weights")
+
+
+register_method("tempo", runner=run_tempo, call_pattern=call_pattern)

@@ -14,6 +14,7 @@ import pandas as pd
 from anachron.llm.client import LLMClient
 from anachron.methods.base import PARSE_RETRIES, MethodResult, generate_and_parse, generation_request
 from anachron.methods.pattern import CallPattern, Step
+from anachron.methods.registry import register_method
 from anachron.tasks.base import Task
 
 
@@ -51,3 +52,6 @@ def call_pattern(settings: Mapping[str, Any]) -> CallPattern:
         Step("generate", lambda task, row, facts: generation_request(task, row, {}, max_evidence).messages,
              retries=PARSE_RETRIES),
     ))
+
+
+register_method("temporal_hint", runner=run_temporal_hint, call_pattern=call_pattern)

@@ -25,7 +25,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from anachron.store.schema import (
+from anachron.frames import claim_flag
+from anachron.tables import (
     EVIDENCE_USABLE,
     METRIC_COLUMNS,
     PREDICTION_USABLE,
@@ -33,17 +34,6 @@ from anachron.store.schema import (
     VERDICT_AMBIGUOUS,
     VERDICT_UNDATED,
 )
-
-
-def claim_flag(claims: pd.DataFrame, column: str) -> pd.Series:
-    """A boolean column of a claims table, False where the column or the value is missing.
-
-    Claims written before a flag existed (``declared_only``) read as False, so old and new
-    claims tables score alike.
-    """
-    if column not in claims.columns:
-        return pd.Series(False, index=claims.index, dtype=bool)
-    return claims[column].astype("boolean").fillna(False).astype(bool)
 
 
 def instance_scores(
@@ -54,7 +44,7 @@ def instance_scores(
     Args:
         run: run table (one row per instance; ``parse_status``, ``prediction`` JSON).
         claims: claims table of the same run (one row per claim; ``verdict`` one of
-            :data:`~anachron.store.schema.VERDICTS`; ``declared_only`` optional, False where absent).
+            :data:`~anachron.tables.VERDICTS`; ``declared_only`` optional, False where absent).
         perf_fn: ``(instance_id, prediction) -> float`` in [0, 1].
     """
     import json

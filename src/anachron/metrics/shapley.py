@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.metrics.core import bootstrap_ci
-from anachron.store.schema import METRIC_COLUMNS
+from anachron.tables import METRIC_COLUMNS
 
 #: A value function: boolean masks of shape ``(m, n)`` (row ``r`` = one coalition; column
 #: ``i`` True when claim ``i`` is in it) -> ``m`` float values. Called in batches so that the
@@ -461,11 +461,11 @@ def top_k_leak(phi, leaked, k: int) -> float:
 
 
 def aggregate_shapley(per_instance: pd.DataFrame, **bootstrap: Any) -> pd.DataFrame:
-    """Metric rows (:data:`~anachron.store.schema.METRIC_COLUMNS`): ``dclr``, ``top1``, ``top3``, ``top5``
+    """Metric rows (:data:`~anachron.tables.METRIC_COLUMNS`): ``dclr``, ``top1``, ``top3``, ``top5``
     per run and split, each the mean over instances where it is defined, with its bootstrap CI.
 
     Args:
-        per_instance: rows of the ``shapley`` table (:data:`~anachron.store.schema.SHAPLEY_COLUMNS`).
+        per_instance: rows of the ``shapley`` table (:data:`~anachron.tables.SHAPLEY_COLUMNS`).
         bootstrap: keyword arguments of :func:`~anachron.metrics.core.bootstrap_ci`.
     """
     out = []

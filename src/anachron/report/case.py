@@ -30,9 +30,9 @@ import textwrap
 from typing import Any
 
 from anachron.errors import AnachronError
-from anachron.methods.registry import RETRIEVAL_METHODS
+from anachron.methods.registry import retrieval_methods
 from anachron.store import database_columns
-from anachron.store.schema import PREDICTION_USABLE
+from anachron.tables import PREDICTION_USABLE
 from anachron.verify.citations import cited_in, split_sentences, strip_citations
 from anachron.verify.features import norm_text
 
@@ -336,9 +336,9 @@ def case_study(con: Any, task: str, method: str, model: str, instance_id: str | 
         "llm_calls": _llm_calls(reader, where),
         "other_instances": [],
     }
-    if method in RETRIEVAL_METHODS or reader.has("tool_calls"):
+    if method in retrieval_methods() or reader.has("tool_calls"):
         calls = reader.rows("tool_calls", _TOOL_COLUMNS, where, ("seq",), purpose="the retrieval trace")
-        if calls or method in RETRIEVAL_METHODS:
+        if calls or method in retrieval_methods():
             for c in calls:
                 for k in ("returned", "consumed", "after_cutoff", "invalid_entities", "restatements"):
                     c[k] = _json(c[k])

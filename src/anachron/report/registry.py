@@ -38,7 +38,7 @@ from anachron.report.tables import (
     render_markdown,
 )
 from anachron.store import database_columns
-from anachron.store.schema import MAIN_TABLE_SELECT
+from anachron.tables import MAIN_TABLE_SELECT
 from anachron.verify.calibration.evaluate import FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
 
 if TYPE_CHECKING:

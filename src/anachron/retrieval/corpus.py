@@ -61,12 +61,13 @@ import re
 import time
 import unicodedata
 from collections import Counter
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from anachron.sources.base import normalize_ticker
+from anachron.sources.paths import PRICES, SP500_CHANGES, SP500_MEMBERSHIP, SP500_SECTORS, source_table
 from anachron.sources.news import news_doc_id
 from anachron.sources.prosports import normalize_name
 
@@ -608,6 +609,28 @@ def _price_docs(df: pd.DataFrame, b: _Builder, names: Mapping[str, str]) -> None
 
 #: Table keys :func:`build_corpus` understands.
 KNOWN_TABLES = ("news", "edgar", "sp500_membership", "sp500_changes", "sp500_sectors", "oyez", "nba", "nhl", "forecastbench", "prices")
+
+
+def corpus_tables(used: Iterable[str], *, news: bool) -> dict[str, str]:
+    """The raw tables (``{key of KNOWN_TABLES: workflow path}``) the corpus is built from, given the
+    paths the configured tasks read (their dataset and grounding inputs): a source enters the corpus
+    only when a configured task uses it, and the dated news (no live archive) only when ``news``."""
+    paths = {
+        "edgar": source_table("edgar"),
+        "sp500_membership": SP500_MEMBERSHIP,
+        "sp500_changes": SP500_CHANGES,
+        "sp500_sectors": SP500_SECTORS,
+        "oyez": source_table("oyez"),
+        "nba": source_table("nba"),
+        "nhl": source_table("nhl"),
+        "forecastbench": source_table("forecastbench"),
+        "prices": PRICES,
+    }
+    used = set(used)
+    out = {key: path for key, path in paths.items() if path in used}
+    if news:
+        out["news"] = source_table("news")
+    return out
 
 
 def build_corpus(

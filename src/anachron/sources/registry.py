@@ -1,4 +1,5 @@
-"""The sources the generic ``fetch_source`` rule knows, by config name.
+"""The sources the generic ``fetch_source`` rule knows, by config name (a plugin adds one with
+:func:`register_source`).
 
 Each maps to a module exposing ``fetch(*, snapshot_dir=None, session=None, **params)
 -> (DataFrame, manifest dict)``. ``yahoo`` and ``sp500`` have rules of their own
@@ -14,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from anachron.errors import ConfigError
+from anachron.plugins import load_env_plugins
 
 SOURCES = {
     "nba": "anachron.sources.prosports",
@@ -30,6 +32,17 @@ SOURCES = {
 SOURCE_CONFIG_PATH = {"forecastbench": ("tasks", "forecast")}
 #: Keys of a source block that steer the workflow, not the fetch.
 WORKFLOW_KEYS = ("enabled",)
+
+
+def register_source(name: str, module: str) -> None:
+    """Register (or replace) source ``name``: the importable module that exposes ``fetch``."""
+    SOURCES[name] = module
+
+
+def registered_sources() -> list[str]:
+    """The names of every source the ``fetch_source`` rule knows (plugins' included)."""
+    load_env_plugins()
+    return list(SOURCES)
 
 
 def source_params(config: dict[str, Any], name: str) -> dict[str, Any]:
@@ -49,6 +62,8 @@ def fetch_source(
         ConfigError: for an unknown source name.
         SourceError: when the source cannot deliver data (see the source module).
     """
+    if name not in SOURCES:
+        load_env_plugins()
     if name not in SOURCES:
         raise ConfigError(f"unknown source {name!r}; known: {sorted(SOURCES)}")
     module = importlib.import_module(SOURCES[name])

@@ -1,6 +1,6 @@
 """The results database: one DuckDB file with docs/results.md#database.
 
-:mod:`anachron.store.schema` declares every table (columns in order, DuckDB types) and is the
+:mod:`anachron.tables` declares every table (columns in order, DuckDB types) and is the
 one home of the column lists the producers use; :func:`anachron.store.load.write_database` is
 the only writer (atomic); :func:`connect_readonly` opens the file for reading.
 
@@ -15,9 +15,9 @@ rate side by side per task x method x model x split). The writer also runs the v
 it is given (``load_results`` passes the report views ``report_{name}`` of
 :mod:`anachron.report.registry`); the store itself defines no other view.
 
-Layering: the schema is the bottom layer (the producers, :mod:`anachron.metrics` included, import
-their columns from it); the writer is above :mod:`anachron.metrics` (it computes the ``metrics``
-table), so this package imports only the schema and the writer is imported from its module.
+Layering (docs/code-map.md#layers): the schema is a building block that the producers,
+:mod:`anachron.metrics` included, import their columns from; the store is above
+:mod:`anachron.metrics` (the writer computes the ``metrics`` table with its aggregates).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES, Table
+from anachron.tables import MAIN_TABLE_VIEW, SCHEMA, TABLES, Table
 
 if TYPE_CHECKING:
     import duckdb
@@ -48,7 +48,7 @@ def database_columns(con: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
 
 def connect_readonly(path: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """Open the results database read-only; raise FileNotFoundError with a hint if missing."""
-    import duckdb  # here: every producer imports the schema from this package, few open the database
+    import duckdb  # here: importing the package stays cheap, few callers open the database
 
     p = Path(path)
     if not p.exists():

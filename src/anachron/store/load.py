@@ -4,7 +4,7 @@
 temporary file next to the target and renames it into place, so readers never
 see a half-written database and an interrupted load leaves the old one intact.
 
-Every table is first created from its declaration in :mod:`anachron.store.schema`; DuckDB
+Every table is first created from its declaration in :mod:`anachron.tables`; DuckDB
 then reads each table's Parquet files itself (``read_parquet([...], union_by_name=true)``,
 files in the order given, rows in file order) and casts every column to its declared type.
 A column that no file has is NULL; a column that the schema does not declare is an error.
@@ -35,7 +35,7 @@ from anachron.io import atomic_path
 from anachron.metrics.core import aggregate
 from anachron.metrics.shapley import aggregate_shapley
 from anachron.metrics.traces import aggregate_traces, trace_instance_scores
-from anachron.store.schema import MAIN_TABLE_VIEW, SCHEMA, TABLES
+from anachron.tables import MAIN_TABLE_VIEW, SCHEMA, TABLES
 
 Paths = Sequence[str | os.PathLike[str]]
 
@@ -74,7 +74,7 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, source: str, columns: Se
     extra = [c for c in columns if c not in decl.names]
     if extra:
         raise ValueError(
-            f"table {table!r}: {origin} has columns {extra} that anachron/store/schema.py does not declare"
+            f"table {table!r}: {origin} has columns {extra} that anachron/tables.py does not declare"
         )
     have = set(columns)
     select = ", ".join(
@@ -175,7 +175,7 @@ def write_database(
             :func:`anachron.report.registry.report_view_statements`); the store itself knows none.
 
     Returns:
-        Row counts per table (every table of :data:`~anachron.store.schema.TABLES`).
+        Row counts per table (every table of :data:`~anachron.tables.TABLES`).
 
     Raises:
         ValueError: an input has a column its table does not declare.

@@ -28,7 +28,7 @@ hook                                         used by
 ``outcome_rule(text, ctx)``                  :func:`anachron.verify.categorize.categorize` (A4)
 ``outcome_nouns``, ``is_consequence``        :func:`anachron.verify.categorize.categorize` (A5)
 ``grounding_inputs(edgar=)``                 rules verify_claims and calibrate_verifier's inputs
-``make_grounding(inputs)``                   :func:`anachron.verify.pipeline.make_grounding` (grounded layer)
+``make_grounding(inputs)``                   rules verify_claims, calibrate_verifier, train_tempo (grounded layer)
 ``planter(...)``                             :func:`anachron.verify.calibration.plant.plant_claims` (calibration)
 ``rag_query_counts``, ``rag_query_aspects``  :mod:`anachron.methods.rag` (query count, fallback queries)
 ===========================================  ====================================================================
@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 import pandas as pd
 
 from anachron.sources.paths import source_inputs
-from anachron.store.schema import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, docs/tasks.md)
+from anachron.verify.task_rules import generic_description
+from anachron.tables import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, docs/tasks.md)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
@@ -142,11 +143,6 @@ def brier_perf(probability: float, outcome: int | float | bool) -> float:
     return 1.0 - (p - y) ** 2
 
 
-def generic_description(name: str) -> tuple[str, str]:
-    """``(task_description, target_event)`` of a task that describes nothing more specific."""
-    return (f"Prediction task: {name}.", "the outcome being predicted")
-
-
 class Task(ABC):
     """One prediction task (docs/tasks.md). Subclasses are stateless.
 
@@ -168,6 +164,9 @@ class Task(ABC):
     rag_query_counts: ClassVar[tuple[int, int]] = (3, 6)
     #: RAG: fallback query templates, tried aspect by aspect over the instance's subjects.
     rag_query_aspects: ClassVar[tuple[str, ...]] = DEFAULT_QUERY_ASPECTS
+    #: JSON Schema of the task's config block ``tasks.<name>``; None: its package's ``CONFIG_SCHEMA``
+    #: (:func:`anachron.tasks.registry.task_config_schema`), or no settings.
+    config_schema: ClassVar[dict[str, Any] | None] = None
 
     @abstractmethod
     def messages(self, row: pd.Series | dict[str, Any]) -> list[dict[str, str]]:
@@ -245,7 +244,7 @@ class Task(ABC):
     def outcome_rule(self, text: str, context: Mapping[str, Any]) -> str | None:
         """The ``A4:<task>:...`` rule when claim ``text`` states this instance's own outcome, else None.
 
-        ``context`` is :meth:`grounding_context` plus ``{"task": name}``. Default: no A4 rule.
+        ``context`` is :meth:`grounding_context` plus ``{"task": <this task>}``. Default: no A4 rule.
         """
         return None
 
@@ -269,6 +268,11 @@ class Task(ABC):
         """The grounded checks (``check(fact, context) -> GroundedVerdict | None``) built from
         the files of :meth:`grounding_inputs` (a missing file drops its check); None: none."""
         return None
+
+    def has_planter(self) -> bool:
+        """Whether the task plants calibration claims (overrides :meth:`planter`); a task that does not
+        is left out of the verifier's calibration (rule calibrate_verifier logs it)."""
+        return type(self).planter is not Task.planter
 
     def planter(
         self,

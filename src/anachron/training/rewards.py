@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from anachron.store.schema import EVIDENCE_USABLE, PREDICTION_USABLE, ParseStatus
+from anachron.tables import EVIDENCE_USABLE, PREDICTION_USABLE, ParseStatus
 
 MODE_LEAKAGE = "leakage"
 MODE_PERFORMANCE = "performance"
@@ -49,7 +49,7 @@ class CompletionScore:
 
     Attributes:
         instance_id: the instance (prompt) the completion answers: the GRPO group key.
-        parse_status: a :class:`~anachron.store.schema.ParseStatus` value.
+        parse_status: a :class:`~anachron.tables.ParseStatus` value.
         leak_count: strict leak count ``c``: evidence claims the verifier found ``leaked``,
             ``undated`` or ``ambiguous`` (0 when the evidence is unusable).
         n_evidence: distinct evidence items (facts compared lower-cased, whitespace collapsed).

@@ -26,7 +26,7 @@ from anachron.llm.decode import complete_objects
 from anachron.llm.types import ChatResult
 from anachron.methods.base import MethodResult, parse_result
 from anachron.metrics.core import instance_scores
-from anachron.store.schema import EVIDENCE_USABLE, RUN_COLUMNS
+from anachron.tables import EVIDENCE_USABLE, RUN_COLUMNS
 from anachron.tasks.base import Task
 from anachron.training.rewards import CompletionScore
 from anachron.verify.layers.grounded import Grounding
@@ -75,7 +75,7 @@ def score_completions(
     Returns:
         ``(scores, frame)``: one :class:`~anachron.training.rewards.CompletionScore` per
         completion in input order, and the per-completion
-        :data:`~anachron.store.schema.SCORE_COLUMNS` frame of
+        :data:`~anachron.tables.SCORE_COLUMNS` frame of
         :func:`~anachron.metrics.core.instance_scores` (``instance_id`` the original id) with
         ``completion_index`` (the position in the input), ``leak_count``, ``n_reasoning_words``,
         ``overlong`` and ``finish_reason`` appended: averaged per instance it gives the
@@ -110,7 +110,7 @@ def score_completions(
         rows.append(result.to_row(inst, task=task.name, method=method, model=model))
     run = pd.DataFrame(rows, columns=RUN_COLUMNS)
     claims = verify_run(
-        run, contexts, grounding=grounding, layers=tuple(layers), leak_on_same_day=leak_on_same_day, task_name=task.name
+        run, contexts, grounding=grounding, layers=tuple(layers), leak_on_same_day=leak_on_same_day, task=task
     )
     key_to_iid = {completion_key(str(i), p): str(i) for p, i in enumerate(instance_ids)}
     frame = instance_scores(run, claims, lambda key, prediction: task.perf(instances.loc[key_to_iid[key]], prediction))

@@ -12,7 +12,7 @@ This module turns the ``training`` config block into a :class:`TrainSettings`, b
 dataset from a task's train split, runs a validation pass with greedy decoding on held-out train
 instances at evenly spaced steps (step 0 is the base model), keeps the adapter with the lowest
 validation OLR and the final one, and writes one log row per step
-(:data:`~anachron.store.schema.TRAINING_LOG_COLUMNS`). Paper hyperparameters (App. E, Table 4) are the defaults of
+(:data:`~anachron.tables.TRAINING_LOG_COLUMNS`). Paper hyperparameters (App. E, Table 4) are the defaults of
 :class:`TrainSettings`; ``config/paper.yaml`` states them explicitly.
 
 torch, transformers, trl and peft (the ``train`` extra) are imported only inside the functions
@@ -38,7 +38,7 @@ import pandas as pd
 
 from anachron.io import replace_dir
 from anachron.progress import Progress
-from anachron.store.schema import TRAINING_LOG_COLUMNS
+from anachron.tables import TRAINING_LOG_COLUMNS
 from anachron.training.rewards import CompletionScore, GroupResult, RewardConfig, batch_rewards, calibrate_targets, step_stats
 
 log = logging.getLogger(__name__)
@@ -356,7 +356,7 @@ def train_tempo(
             :func:`anachron.training.weights.load_base_model` (tests pass a tiny model).
 
     Returns:
-        :class:`TrainingResult` with the :data:`~anachron.store.schema.TRAINING_LOG_COLUMNS` log.
+        :class:`TrainingResult` with the :data:`~anachron.tables.TRAINING_LOG_COLUMNS` log.
 
     Raises:
         ConfigError: the ``train`` extra is missing (before anything is loaded).

@@ -9,13 +9,15 @@ Modules, each depending only on those above it:
 * :mod:`~anachron.verify.layers` (grounded checks, plausibility rules, the LLM judge) and
   :mod:`~anachron.verify.calibration.planting` (the planters' machinery): what the task
   packages build their own rules, checks and planters on;
-* :mod:`~anachron.verify.categorize` (the categoriser, with each task's outcome rules from
-  the registry), :mod:`~anachron.verify.extract` (the rules and LLM extractors);
-* :mod:`~anachron.verify.pipeline` (the order of the layers and the verdict; a task's grounded
-  checks by name) and :mod:`~anachron.verify.calibration` (planting a task's claims,
-  evaluating the verifier on them); :mod:`~anachron.verify.setup` builds the verifier model's
-  client for the workflow rules.
+* :mod:`~anachron.verify.task_rules` (:class:`~anachron.verify.task_rules.TaskRules`: the task
+  hooks the verifier calls);
+* :mod:`~anachron.verify.categorize` (the categoriser, with the outcome rules of the task in the
+  context), :mod:`~anachron.verify.extract` (the rules and LLM extractors);
+* :mod:`~anachron.verify.pipeline` (the order of the layers and the verdict) and
+  :mod:`~anachron.verify.calibration` (planting a task's claims, evaluating the verifier on
+  them); :mod:`~anachron.verify.setup` builds the verifier model's client for the workflow rules.
 
-Task packages import only the modules of the first two groups, so the modules that look a task
-up in :mod:`anachron.tasks.registry` never import back into themselves.
+The verifier sits below the tasks (docs/code-map.md#layers): it never looks a task up by name.
+Its callers hand in the task they hold, and the verifier calls only its
+:class:`~anachron.verify.task_rules.TaskRules` hooks.
 """

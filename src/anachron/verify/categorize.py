@@ -2,9 +2,9 @@
 (:mod:`anachron.verify.taxonomy`) by deterministic rules.
 
 The generic rules (definitions, publications, quantities, event verbs) are here; the rules for
-the instance's own outcome (A4) and its consequences (A5) come from the task in the context,
-looked up in :mod:`anachron.tasks.registry` (each task package's ``claims`` module, built on
-:mod:`anachron.verify.features`).
+the instance's own outcome (A4) and its consequences (A5) come from the task the caller puts in
+the context (``context["task"]``, :class:`~anachron.verify.task_rules.TaskRules`: each task
+package's ``claims`` module, built on :mod:`anachron.verify.features`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import functools
 import re
 from typing import Any, Mapping
 
-from anachron.tasks.base import Task
-from anachron.tasks.registry import TASKS, all_tasks, find_task
+from anachron.verify.task_rules import GENERIC_OUTCOME_NOUNS, TaskRules, context_task
 from anachron.verify.features import HEDGE, all_before, context_cutoff, has_number, has_time_ref
 
 _STATE_AS_OF = re.compile(r"\b(as of|at the end of|at year-end|at the close of|as at)\b", re.I)
@@ -65,16 +64,9 @@ def _a5_regexes(nouns: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return lead, react
 
 
-@functools.lru_cache(maxsize=None)
-def _all_outcome_nouns(registered: tuple[Any, ...]) -> str:
-    """Every registered task's outcome nouns, one alternation (A5 without a task in the context)."""
-    del registered  # the cache key: the registry's entries
-    return "|".join(sorted(set("|".join(t.outcome_nouns for t in all_tasks()).split("|"))))
-
-
-def _a5(text: str, context: Mapping[str, Any], task: Task | None) -> str | None:
+def _a5(text: str, context: Mapping[str, Any], task: TaskRules | None) -> str | None:
     """The A5 rule (a consequence of, or reaction to, the instance's outcome) or None."""
-    nouns = task.outcome_nouns if task is not None else _all_outcome_nouns(tuple(TASKS.items()))
+    nouns = task.outcome_nouns if task is not None else GENERIC_OUTCOME_NOUNS
     lead, react = _a5_regexes(nouns)
     m = lead.search(text)
     rule = "A5:consequence-of-outcome" if m else None
@@ -115,8 +107,8 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
        ("could", "likely", "will") never fire.
     3. ``A5:...`` — a consequence of the outcome ("following the ruling", "after signing with",
        "as a result of the decision", "since the contract") or a reaction to it ("praised the
-       ruling"), with the task's :attr:`~anachron.tasks.base.Task.outcome_nouns` (every
-       registered task's without a task); not hedged, not when every date is before the
+       ruling"), with the task's :attr:`~anachron.tasks.base.Task.outcome_nouns` (without a
+       task, only :data:`~anachron.verify.task_rules.GENERIC_OUTCOME_NOUNS`); not hedged, not when every date is before the
        cutoff, and not when the task's :meth:`~anachron.tasks.base.Task.is_consequence` says
        it follows from another outcome (a lower court's ruling, a previous team's contract, a
        crash before the window).
@@ -132,8 +124,11 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
     Args:
         text: the claim.
         context: the task's grounding context (:meth:`~anachron.tasks.base.Task.grounding_context`)
-            plus ``{"task": name}``. None, or a task the registry does not know: no A4 rule
-            applies and A5 uses every registered task's outcome nouns.
+            plus ``{"task": <the Task>}``. None, or no ``task``: no A4 rule applies and A5 uses
+            only the generic outcome nouns.
+
+    Raises:
+        TypeError: ``context["task"]`` is a name rather than the task (:func:`~anachron.verify.task_rules.context_task`).
 
     Taxonomy: TimeSPEC (Zhang et al. 2026b), as summarised in the TEMPO paper App. F.3, and
     the worked examples of its task-sensitivity probe (Table 4).
@@ -144,7 +139,7 @@ def categorize(text: str, context: Mapping[str, Any] | None = None) -> tuple[str
     event = bool(EVENT_VERB.search(text))
     if _DEFINITION.search(text) and not timed and not event:
         return "B2", "B2:definition"
-    task = find_task(ctx.get("task"))
+    task = context_task(ctx)
     if task is not None:
         rule = task.outcome_rule(text, ctx)
         if rule:

@@ -32,20 +32,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from typing import Any, Mapping
 
 import pandas as pd
 
 from anachron.progress import track
-from anachron.store.schema import CLAIM_COLUMNS, EVIDENCE_USABLE
-from anachron.tasks.registry import find_task
+from anachron.tables import CLAIM_COLUMNS, EVIDENCE_USABLE
 from anachron.verify.citations import cited_ids
 from anachron.verify.dates import DeclaredDate, normalize_declared
 from anachron.verify.extract import extract_claims, extract_claims_llm
 from anachron.verify.layers.corpus import CorpusLayer
 from anachron.verify.layers.grounded import GroundedVerdict, Grounding
 from anachron.verify.layers.llm import check_plausibility
+from anachron.verify.task_rules import TaskRules
 from anachron.verify.layers.rules import ContentDate, FiscalCalendar, date_content, part_after
 
 LAYERS = ("grounded", "rules")
@@ -257,7 +256,7 @@ class _CompanyCalendar:
 def extract_run_claims(
     run: pd.DataFrame,
     instances: pd.DataFrame,
-    task: Any,
+    task: TaskRules,
     client: Any,
     params: dict[str, Any],
     contexts: dict[str, dict[str, Any]],
@@ -274,7 +273,7 @@ def extract_run_claims(
     """
     usable = run[run["parse_status"].isin(EVIDENCE_USABLE)]
     outputs = [(json.loads(r.evidence or "[]"), r.reasoning or "") for r in usable.itertuples(index=False)]
-    ctxs = [{"task": task.name, **contexts[i]} for i in usable["instance_id"]]
+    ctxs = [{"task": task, **contexts[i]} for i in usable["instance_id"]]
     if client is None:
         return {i: extract_claims(ev, rs, c) for i, (ev, rs), c in zip(usable["instance_id"], outputs, ctxs)}
     rows = [instances.loc[i] for i in usable["instance_id"]]
@@ -289,7 +288,7 @@ def verify_run(
     grounding: Grounding | None = None,
     layers: tuple[str, ...] = LAYERS,
     leak_on_same_day: bool = False,
-    task_name: str | None = None,
+    task: TaskRules | None = None,
     claims_by_instance: dict[str, list[Any]] | None = None,
     llm: dict[str, Any] | None = None,
     corpus: CorpusLayer | None = None,
@@ -303,7 +302,7 @@ def verify_run(
         grounding: the task's grounded checks, or None.
         layers: verifier layers to apply (``grounded``, ``corpus``, ``rules``, ``llm``).
         leak_on_same_day: see :func:`verify_claim`.
-        task_name: the task (given to the claim categoriser).
+        task: the task (:class:`~anachron.verify.task_rules.TaskRules`, given to the claim categoriser).
         claims_by_instance: claims already extracted per instance (e.g. by the LLM extractor,
             :class:`anachron.verify.taxonomy.Claim`); others use the deterministic extractor.
         llm: the LLM layer's ``{"client", "params", "batch_size"}``; required when ``layers``
@@ -330,7 +329,7 @@ def verify_run(
         if claims_by_instance is not None and r.instance_id in claims_by_instance:
             claims = claims_by_instance[r.instance_id]
         else:
-            claims = extract_claims(evidence, r.reasoning or "", {"task": task_name, **ctx})
+            claims = extract_claims(evidence, r.reasoning or "", {"task": task, **ctx})
         n_reasoning = 0
         for k, c in enumerate(claims, start=1):
             verdict = verify_claim(
@@ -450,20 +449,3 @@ def verify_table(
     cols = ["leaked", "verdict", "layer", "reason", "effective_date", "declared_only"]
     return pd.DataFrame([{k: r[k] for k in cols} for r in rows], index=claims.index, columns=cols)
 
-
-def make_grounding(task: str, inputs: Mapping[str, str | os.PathLike[str]]) -> Grounding | None:
-    """The grounded checks for ``task`` built from its point-in-time data files.
-
-    Args:
-        task: task name.
-        inputs: named data files (the task's :meth:`~anachron.tasks.base.Task.grounding_inputs`;
-            others are ignored, a missing one drops its check).
-
-    Returns:
-        The task's :meth:`~anachron.tasks.base.Task.make_grounding`, or None when the task has
-        none (or is unknown). Stock: price, EDGAR and index-change checks
-        (:mod:`anachron.verify.layers.market`); forecast: the question's resolution check, then the
-        same market checks; salary: the contract check; legal: the decision check.
-    """
-    t = find_task(task)
-    return t.make_grounding(inputs) if t is not None else None

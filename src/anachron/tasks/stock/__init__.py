@@ -11,7 +11,8 @@ hooks), ``claims`` (the outcome rules A4/A5), ``grounding`` (the shared market c
 
 from __future__ import annotations
 
+from anachron.tasks.stock.config import CONFIG_SCHEMA
 from anachron.tasks.stock.dataset import build_stock_instances, prices_window_summary
 from anachron.tasks.stock.task import StockTask, stock_perf
 
-__all__ = ["StockTask", "build_stock_instances", "prices_window_summary", "stock_perf"]
+__all__ = ["CONFIG_SCHEMA", "StockTask", "build_stock_instances", "prices_window_summary", "stock_perf"]

@@ -27,9 +27,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from anachron.metrics.core import claim_flag
-from anachron.store.schema import CALIBRATION_COLUMNS, VERDICT_AMBIGUOUS, VERDICT_UNDATED
+from anachron.frames import claim_flag
+from anachron.tables import CALIBRATION_COLUMNS, VERDICT_AMBIGUOUS, VERDICT_UNDATED
 from anachron.verify.calibration.planting import KINDS, LEAK_KINDS
+from anachron.verify.task_rules import TaskRules
 
 #: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks" of issue 5).
 ALL_LEAKS = "all_leaks"
@@ -72,12 +73,9 @@ def default_verify_fn(groundings: Mapping[str, Any], contexts: Mapping[str, Mapp
     return fn
 
 
-def grounding_contexts(task: str, instances: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """instance_id -> ``Task.grounding_context(row)`` for every row of ``instances``."""
-    from anachron.tasks.registry import get_task
-
-    t = get_task(task)
-    return {r["instance_id"]: t.grounding_context(r) for r in instances.to_dict("records")}
+def grounding_contexts(task: TaskRules, instances: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """instance_id -> ``task.grounding_context(row)`` for every row of ``instances``."""
+    return {r["instance_id"]: task.grounding_context(r) for r in instances.to_dict("records")}
 
 
 def verify_planted(planted: pd.DataFrame, verify_fn: VerifyFn, layer_sets: Iterable[Sequence[str]]) -> pd.DataFrame:

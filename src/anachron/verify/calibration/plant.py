@@ -1,10 +1,11 @@
-"""Planting a task's claims of known truth: :func:`plant_claims` (the calibration's test set; issue 5).
+"""Planting a task's claims of known truth: :func:`plant_claims` (the calibration's test set,
+docs/verification.md#calibration).
 
-The registered task's :meth:`~anachron.tasks.base.Task.planter` (a
+The task's :meth:`~anachron.tasks.base.Task.planter` (a
 :class:`~anachron.verify.calibration.planting.Planter` in the task package's ``calibration``
 module) is run over the task's eval and control instances, kind by kind. The machinery the
 planters build on is in :mod:`anachron.verify.calibration.planting`; task packages import that
-module, never this one (which looks tasks up in the registry).
+module, never this one (which runs a task's planter).
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from anachron.store.schema import PLANTED_COLUMNS
-from anachron.tasks.base import Task
-from anachron.tasks.registry import TASKS, find_task
+from anachron.tables import PLANTED_COLUMNS
+from anachron.verify.task_rules import TaskRules
 from anachron.verify.calibration.planting import (
     KINDS,
     LEAK_KINDS,
@@ -29,7 +29,7 @@ from anachron.verify.calibration.planting import (
 
 
 def plant_claims(
-    task: str,
+    task: TaskRules,
     instances: pd.DataFrame,
     data: Mapping[str, pd.DataFrame],
     *,
@@ -42,8 +42,8 @@ def plant_claims(
     """Plant claims of known truth on ``task``'s eval and control instances.
 
     Args:
-        task: a registered task whose :meth:`~anachron.tasks.base.Task.planter` plants claims
-            (stock, salary, legal, forecast).
+        task: the task (:class:`~anachron.verify.task_rules.TaskRules`) whose
+            :meth:`~anachron.tasks.base.Task.planter` plants claims (stock, salary, legal, forecast).
         instances: the task's dataset (columns instance_id, task, split, cutoff_date,
             inputs JSON, label JSON, provenance JSON). Only eval and control rows get
             claims; all rows serve as the pool of other contracts / decisions.
@@ -75,13 +75,11 @@ def plant_claims(
         claims first, then the real ones (families ``news``, ``edgar_filed``).
 
     Raises:
-        ValueError: unknown task or one without a planter, or no eval/control instance.
+        ValueError: a task without a planter (:meth:`~anachron.tasks.base.Task.planter` returns
+            None), or no eval/control instance.
         KeyError: ``data`` lacks ``prices`` for stock.
     """
-    task_obj = find_task(task)
-    if task_obj is None or type(task_obj).planter is Task.planter:
-        known = sorted(n for n in TASKS if type(find_task(n)).planter is not Task.planter)
-        raise ValueError(f"no planter for task {task!r}; known: {known}")
+    task_obj, task = task, task.name
     insts = planting_instances(instances)
     if not insts:
         raise ValueError(f"{task}: no eval or control instances to plant on")
@@ -89,7 +87,7 @@ def plant_claims(
     frames = completion_frames(completions)
     planter = task_obj.planter(insts, data, rng, frames, all_instances=instances)
     if planter is None:
-        raise ValueError(f"task {task!r} plants no claims")
+        raise ValueError(f"no planter for task {task!r} (its Task.planter returns None): it plants no claims")
     planter.corpus_dated = corpus_dated
     rows = _plant_block(task, planter, insts, planter.families, n_per_kind)
     n_real = n_per_kind if n_real_per_kind is None else n_real_per_kind

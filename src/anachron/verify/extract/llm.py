@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
-from anachron.tasks.base import Task, generic_description
-from anachron.tasks.registry import find_task
+from anachron.verify.task_rules import TaskRules
 from anachron.verify.categorize import categorize
 from anachron.verify.citations import cited_in, split_sentences, strip_citations
 from anachron.verify.dates import normalize_declared
@@ -81,16 +80,10 @@ def _row_inputs(row: Any) -> dict[str, Any]:
     return inp if isinstance(inp, dict) else {}
 
 
-def describe_instance(task: Any, row: Any) -> tuple[str, str]:
+def describe_instance(task: TaskRules, row: Any) -> tuple[str, str]:
     """``(task_description, target_event)`` for the extractor prompt, from the row's inputs only
     (fields the generator also saw; never the label): the task's
-    :meth:`~anachron.tasks.base.Task.describe`. ``task`` is a Task or a task name; an unknown
-    name gets a generic description."""
-    if not isinstance(task, Task):
-        name = str(getattr(task, "name", task) or "")
-        task = find_task(name)
-        if task is None:
-            return generic_description(name)
+    :meth:`~anachron.tasks.base.Task.describe`."""
     return task.describe(_row_inputs(row))
 
 
@@ -102,7 +95,7 @@ def _rationale_text(evidence: list[dict[str, Any]], reasoning: str) -> str:
 
 
 def extraction_request(
-    task: Any,
+    task: TaskRules,
     row: Any,
     evidence: Sequence[Any] | None,
     reasoning: str | None,
@@ -119,7 +112,7 @@ def extraction_request(
     :func:`extraction_schema`.
 
     Args:
-        task: the :class:`~anachron.tasks.base.Task` (or its name).
+        task: the :class:`~anachron.tasks.base.Task`.
         row: the instance row (``instance_id``, ``cutoff_date``, ``inputs``).
         evidence: the completion's evidence items; reasoning: its reasoning text.
         params: decoding parameters (only keys the provider knows).
@@ -309,21 +302,21 @@ def parse_extraction(
     return claims, None
 
 
-def _context_for(contexts: Any, i: int, row: Any, task_name: str) -> dict[str, Any]:
+def _context_for(contexts: Any, i: int, row: Any, task: TaskRules) -> dict[str, Any]:
     ctx: Any = None
     if isinstance(contexts, Mapping):
         ctx = contexts.get(_row_get(row, "instance_id"))
     elif contexts is not None and i < len(contexts):
         ctx = contexts[i]
     out = dict(ctx or {})
-    out.setdefault("task", task_name)
+    out.setdefault("task", task)
     out.setdefault("cutoff_date", _row_get(row, "cutoff_date"))
     return out
 
 
 def extract_claims_llm(
     client: Any,
-    task: Any,
+    task: TaskRules,
     rows: Sequence[Any] | "pd.DataFrame",
     outputs: Sequence[tuple[Sequence[Any] | None, str | None]],
     params: Mapping[str, Any] | None = None,
@@ -338,7 +331,7 @@ def extract_claims_llm(
     Args:
         client: an :class:`~anachron.llm.client.LLMClient` (anything with
             ``complete_many(requests, desc=...) -> list[ChatResult]``).
-        task: the Task (or its name).
+        task: the Task.
         rows: instance rows (a DataFrame or a list of rows / dicts), aligned with ``outputs``.
         outputs: ``(evidence, reasoning)`` per row.
         params: decoding parameters of the extraction calls.
@@ -352,13 +345,12 @@ def extract_claims_llm(
         extract"``); an LLM error or an unusable answer (:func:`parse_extraction`) falls back to
         :func:`extract_claims`, the reason recorded.
     """
-    task_name = str(getattr(task, "name", task) or "")
     if hasattr(rows, "iterrows"):
         rows = [r for _, r in rows.iterrows()]  # type: ignore[union-attr]
     rows = list(rows)
     if len(rows) != len(outputs):
         raise ValueError(f"rows ({len(rows)}) and outputs ({len(outputs)}) differ in length")
-    ctxs = [_context_for(contexts, i, row, task_name) for i, row in enumerate(rows)]
+    ctxs = [_context_for(contexts, i, row, task) for i, row in enumerate(rows)]
     todo: list[int] = []
     requests: list[ChatRequest] = []
     for i, (row, (evidence, reasoning)) in enumerate(zip(rows, outputs)):
