@@ -204,6 +204,7 @@ def make_run(rng: np.random.Generator, contexts: list[dict], n_claims: int, run_
 
 def child(args: argparse.Namespace, layers: tuple[str, ...]) -> dict[str, Any]:
     """Verify ``args.claims`` claims in runs of ``args.run_size`` with ``layers``; the counts and timings."""
+    from anachron.tasks.registry import get_task
     from anachron.verify.pipeline import verify_run
 
     rng = np.random.default_rng(args.seed)
