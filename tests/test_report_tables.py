@@ -20,7 +20,7 @@ from anachron.report.registry import (
     render_table,
     report_view_statements,
 )
-from anachron.report.tables import TableData, latex_escape, render_html, render_latex, render_markdown
+from anachron.report.render import TableData, latex_escape, render_html, render_latex, render_markdown
 from anachron.store.load import write_database
 from results_fixture import scenario, write_results_db
 

@@ -1,4 +1,4 @@
-"""Rendering of ``results/results.duckdb`` for readers: tables (:mod:`~anachron.report.tables`,
+"""Rendering of ``results/results.duckdb`` for readers: tables (:mod:`~anachron.report.render`,
 :mod:`~anachron.report.calibration`, :mod:`~anachron.report.paired`), figures
 (:mod:`~anachron.report.figures`) and the dataset report (:mod:`~anachron.report.datasets`).
 

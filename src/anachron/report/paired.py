@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from anachron.metrics.paired import PairedResult
-from anachron.report.tables import TableData, render_markdown
+from anachron.report.render import TableData, render_markdown
 
 
 def paired_text(res: PairedResult, label_a: str = "A", label_b: str = "B", metric: str = "score") -> str:

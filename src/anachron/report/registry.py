@@ -3,7 +3,7 @@
 Each :class:`ReportTable` has a name (the file stem of ``results/tables/{name}.md|tex|html`` and
 of the DuckDB view ``report_{name}``), a title, a note that defines what its columns mean
 (docs/metrics.md), the SELECT that computes its numbers, the tables and columns that SELECT reads,
-and a formatter that turns the numbers into the cells of a :class:`~anachron.report.tables.TableData`.
+and a formatter that turns the numbers into the cells of a :class:`~anachron.report.render.TableData`.
 
 One home per number: the SQL computes every number a table shows (means, shares, counts, the best of
 a block, per-instance costs) from the database's tables; Python only formats them. The same SELECT
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 import pandas as pd
 
 from anachron.report import TABLE_FORMATS, TABLE_NAMES
-from anachron.report.tables import (
+from anachron.report.render import (
     TableData,
     as_count,
     fmt_ci,
