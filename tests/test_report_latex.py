@@ -10,7 +10,8 @@ import duckdb
 import pytest
 from results_fixture import write_results_db
 
-from anachron.report.registry import TABLE_NAMES, render_table
+from anachron.report.registry import render_table
+from anachron.report.tables import TABLE_NAMES
 
 PDFLATEX = shutil.which("pdflatex")
 pytestmark = pytest.mark.skipif(PDFLATEX is None, reason="no pdflatex (apt-get install texlive-latex-recommended)")

@@ -1,6 +1,7 @@
-"""The report tables of results/tables (anachron.report.registry, issue 14): their numbers on the
-hand-written fixture database (tests/results_fixture.py), the report views, the no-data paths of
-older, partial and empty databases, and the Markdown / LaTeX / HTML renderings."""
+"""The report tables of results/tables (anachron.report.tables, anachron.report.registry): their
+numbers on the hand-written fixture database (tests/results_fixture.py), the report views, the
+no-data paths of older, partial and empty databases, the Markdown / LaTeX / HTML renderings, and
+the captions of ``snakemake --report`` (workflow/report/tables/*.rst) against the one list of tables."""
 
 from __future__ import annotations
 
@@ -13,15 +14,11 @@ import pandas as pd
 import pytest
 
 from anachron.metrics.paired import enforcement_table
-from anachron.report.registry import (
-    FORMATS,
-    REPORT_TABLES,
-    TABLE_NAMES,
-    render_table,
-    report_view_statements,
-)
-from anachron.report.tables import TableData, latex_escape, render_html, render_latex, render_markdown
+from anachron.report.registry import FORMATS, REPORT_TABLES, render_table, report_view_statements
+from anachron.report.render import TableData, latex_escape, render_html, render_latex, render_markdown
+from anachron.report.tables import TABLE_NAMES
 from anachron.store.load import write_database
+from conftest import REPO
 from results_fixture import scenario, write_results_db
 
 
@@ -226,7 +223,7 @@ def test_enforcement_matches_the_python_paired_comparison(con):
     rows = _numbers(con, "enforcement")
     traces = con.execute("SELECT * FROM trace_scores").df()
     want = enforcement_table(traces).set_index(["task", "model", "split", "metric"])
-    from anachron.report.registry import enforcement_frame
+    from anachron.report.tables.enforcement import enforcement_frame
 
     got = enforcement_frame(rows, con).set_index(["task", "model", "split", "metric"])
     assert sorted(got.index) == sorted(want.index)
@@ -487,3 +484,25 @@ def test_cost_spent_is_zero_when_every_priced_call_was_cached(tmp_path):
     assert cells.loc[("stock", "temporal_hint", "m1"), "USD spent (calls made)"] == "0.00"
     assert cells.loc[("stock", "temporal_hint", "m1"), "USD (all calls)"] == "0.01"
     assert cells.loc[("stock", "temporal_hint", "m2"), "USD spent (calls made)"] == "n/a"  # m2 has no price
+
+
+# ----------------------------------------------------------------------------- the one list of tables
+
+
+def test_every_table_module_is_in_the_list_once():
+    from anachron.report.registry import load_table
+
+    modules = {p.stem for p in (REPO / "src" / "anachron" / "report" / "tables").glob("*.py")} - {"__init__", "base"}
+    assert sorted(modules) == sorted(TABLE_NAMES) and len(set(TABLE_NAMES)) == len(TABLE_NAMES)
+    assert tuple(REPORT_TABLES) == TABLE_NAMES
+    assert all(load_table(name) is REPORT_TABLES[name] and REPORT_TABLES[name].name == name for name in TABLE_NAMES)
+
+
+def test_every_table_and_figure_has_a_caption_and_a_category():
+    # snakemake --report reads workflow/report/{tables,figures}/{name}.rst (report_file in common.smk)
+    from anachron.report import FIGURE_NAMES, REPORT_LAYOUT
+
+    captions = REPO / "workflow" / "report"
+    assert sorted(p.stem for p in (captions / "tables").glob("*.rst")) == sorted(TABLE_NAMES)
+    assert sorted(p.stem for p in (captions / "figures").glob("*.rst")) == sorted(FIGURE_NAMES)
+    assert set(REPORT_LAYOUT) == set(TABLE_NAMES) | set(FIGURE_NAMES)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from anachron.cli import main
-from anachron.report.tables import format_main, main_table
+from anachron.report.render import format_main, main_table
 from anachron.store import TABLES
 from anachron.store.load import write_database
 

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from anachron.report import FIGURE_NAMES, htmlcheck
-from anachron.report.registry import FORMATS, TABLE_NAMES
+from anachron.report.registry import FORMATS
+from anachron.report.tables import TABLE_NAMES
 from anachron.tables import EVIDENCE_USABLE
 
 from conftest import REPO, write_workflow_snapshot

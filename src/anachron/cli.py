@@ -55,7 +55,7 @@ def _read(args: argparse.Namespace, fn) -> int:
     """Open the database read-only, run ``fn(con) -> DataFrame``, print it."""
     import duckdb
 
-    from anachron.report.tables import frame_text
+    from anachron.report.render import frame_text
     from anachron.store import connect_readonly
 
     con = connect_readonly(args.db)
@@ -102,7 +102,7 @@ def flagged_calls_text(con, limit: int = SHOW_FLAGGED) -> str:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    from anachron.report.tables import format_main, main_table
+    from anachron.report.render import format_main, main_table
 
     flagged: list[str] = []
 

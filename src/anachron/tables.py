@@ -499,7 +499,7 @@ METRIC_COLUMNS = METRICS.names
 
 #: The SELECT of the ``main_table`` view: the ``metrics`` rows of OLR, strict OLR, declared-only
 #: rate, Perf, Cov and parse rate side by side, one row per task x method x model x split (the
-#: report views of :mod:`anachron.report.registry` select from it too).
+#: report tables :mod:`anachron.report.tables.main` and ``control`` select from it too).
 MAIN_TABLE_SELECT = """
 SELECT task, method, model, split,
        max(n) FILTER (WHERE metric = 'parse_rate') AS n,

@@ -1,4 +1,4 @@
-"""Glue for rule render_tables: every report table (anachron.report.registry) as Markdown, LaTeX and
+"""Glue for rule render_tables: every report table (anachron.report.tables) as Markdown, LaTeX and
 HTML from results.duckdb, and the long verifier calibration report as calibration.md."""
 
 from pathlib import Path

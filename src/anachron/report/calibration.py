@@ -10,7 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from anachron.report.tables import missing
+from anachron.report.render import missing
 from anachron.verify.calibration.evaluate import ALL_LEAKS, FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
 from anachron.verify.calibration.real import REAL_FAMILIES
 from anachron.verify.calibration.reword import DECLARED_MODES, REWORD_FORMATS

@@ -2,7 +2,7 @@
 
 :func:`paired_text` is what ``anachron compare`` prints; :func:`enforcement_markdown` renders an
 enforcement table computed in Python. ``results/tables/enforcement.md`` is the report table
-``enforcement`` (:mod:`anachron.report.registry`; Anachron v0 scorer; docs/metrics.md#paired-comparison).
+``enforcement`` (:mod:`anachron.report.tables.enforcement`; Anachron v0 scorer; docs/metrics.md#paired-comparison).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from anachron.metrics.paired import PairedResult
-from anachron.report.tables import TableData, render_markdown
+from anachron.report.render import TableData, render_markdown
 
 
 def paired_text(res: PairedResult, label_a: str = "A", label_b: str = "B", metric: str = "score") -> str:
@@ -40,8 +40,8 @@ def paired_text(res: PairedResult, label_a: str = "A", label_b: str = "B", metri
 def enforcement_markdown(table: pd.DataFrame, *, confidence: float = 0.95, title: str = "Enforcement effect") -> str:
     """Markdown of an :func:`anachron.metrics.paired.enforcement_table` frame (heading, table, note;
     "No data" when it has no row). ``results/tables/enforcement.md`` is the report table
-    ``enforcement`` of :mod:`anachron.report.registry`, which computes the same statistics in SQL."""
-    from anachron.report.registry import ENFORCEMENT, format_enforcement
+    ``enforcement`` (:mod:`anachron.report.tables.enforcement`), which computes the same statistics in SQL."""
+    from anachron.report.tables.enforcement import TABLE as ENFORCEMENT, format_enforcement
 
     data = (TableData(frame=format_enforcement(table, confidence), n_keys=4) if len(table)
             else TableData.no_data(ENFORCEMENT.empty))

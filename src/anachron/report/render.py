@@ -1,9 +1,10 @@
 """Cell formatting and the Markdown / LaTeX / HTML rendering of the report tables.
 
 A report table reaches the renderers as a :class:`TableData`: its cells already formatted as
-text (the numbers come from the SQL of :mod:`anachron.report.registry`, the formatting from the
-helpers here), the cells to set in bold (the best value of a block), the rows that start a new
-block, and extra sentences for the caption; or, when there is nothing to show, the reason.
+text (the numbers come from the SQL of the table modules, :mod:`anachron.report.tables`, the
+formatting from the helpers here), the cells to set in bold (the best value of a block), the rows
+that start a new block, and extra sentences for the caption; or, when there is nothing to show,
+the reason.
 :func:`render_markdown`, :func:`render_latex` and :func:`render_html` turn it into the three
 files of ``results/tables/{name}.*``.
 
