@@ -18,19 +18,19 @@ from responses import matchers
 
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
+from anachron.sources.player_names import normalize_name
 from anachron.sources.prosports import (
     CONTRACT,
     SEARCH_URL,
-    SIGNING_COLUMNS,
     NBASigningsReader,
     display_name,
     fetch,
-    normalize_name,
     parse_money,
     parse_note,
     parse_search_page,
     player_keys,
 )
+from anachron.sources.signings import SIGNING_COLUMNS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SNAPSHOTS = FIXTURES / "snapshots"

@@ -589,7 +589,7 @@ def _id_from_url(value: Any) -> int | None:
 
 
 def _html_text(html: str) -> str:
-    from anachron.sources.oyez import html_to_text
+    from anachron.sources.html_text import html_to_text
 
     return html_to_text(html)
 

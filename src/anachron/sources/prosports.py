@@ -56,7 +56,6 @@ import logging
 import os
 import re
 import time
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,6 +74,8 @@ from anachron.sources.base import (
     read_csv_checked,
     snapshot_hint,
 )
+from anachron.sources.player_names import PARENTHESES, normalize_name
+from anachron.sources.signings import SIGNING_COLUMNS, finish_signings
 
 log = logging.getLogger(__name__)
 
@@ -93,25 +94,6 @@ SNAPSHOT_LAYOUT = f"{TRANSACTIONS_PATTERN} (and optionally {CONTRACTS_PATTERN}, 
 TRANSACTION_COLUMNS = ["date", "team", "player", "notes"]
 CONTRACT_COLUMNS = ["player", "Years", "Total Value", "date"]
 SEASON_COLUMNS = ["season", "player", "team"]
-
-#: Columns of the ``signings`` table (shared with :mod:`anachron.sources.spotrac`).
-SIGNING_COLUMNS = [
-    "league",
-    "player",
-    "signing_date",
-    "team",
-    "previous_team",
-    "team_change",
-    "years",
-    "total_value",
-    "aav",
-    "status",
-    "sign_and_trade",
-    "re_signing",
-    "date_rule",
-    "origin",
-    "note",
-]
 
 # --- skip reasons (fixed codes; counted in the manifest's ``skipped_by_reason``) -------------
 SKIP_TWO_WAY = "two_way"
@@ -385,30 +367,12 @@ def parse_note(note: Any) -> ParsedNote:
 # Names and teams
 # ---------------------------------------------------------------------------------------------
 
-_PAREN = re.compile(r"\([^)]*\)")
-_SUFFIX = re.compile(r"\b(?:jr|sr|ii|iii|iv|v)\b\.?", re.I)
-
-
-def normalize_name(name: Any) -> str:
-    """Matching key of one name: no accents, parentheses, punctuation or Jr./III suffixes, lower case.
-
-    "Nikola Vučević" -> "nikola vucevic"; "Gary Trent Jr." -> "gary trent".
-    """
-    s = "" if name is None or (isinstance(name, float) and pd.isna(name)) else str(name)
-    s = unicodedata.normalize("NFKD", _PAREN.sub(" ", s))
-    s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
-    s = s.replace("'", "").replace("’", "").replace(".", " ").replace("-", " ")
-    s = _SUFFIX.sub(" ", s)
-    s = re.sub(r"[^a-z0-9 ]+", " ", s)
-    return " ".join(s.split())
-
-
 def player_aliases(raw: Any) -> list[str]:
     """The aliases of a prosports player cell ("Edrice Adebayo / Bam Adebayo"), cleaned, in order."""
     s = "" if raw is None or (isinstance(raw, float) and pd.isna(raw)) else str(raw)
     out = []
     for part in s.replace("•", "/").split("/"):
-        part = " ".join(_PAREN.sub(" ", part).split())
+        part = " ".join(PARENTHESES.sub(" ", part).split())
         if part:
             out.append(part)
     return out
@@ -442,22 +406,6 @@ def canonical_team(team: Any) -> str | None:
 
 def _empty_signings() -> pd.DataFrame:
     return finish_signings(pd.DataFrame({c: [] for c in SIGNING_COLUMNS}))
-
-
-def finish_signings(df: pd.DataFrame) -> pd.DataFrame:
-    """Coerce a signings frame to :data:`SIGNING_COLUMNS` with their dtypes, sorted by date and player."""
-    df = df.reindex(columns=SIGNING_COLUMNS).copy()
-    for c in ("league", "player", "signing_date", "team", "previous_team", "status", "date_rule", "origin", "note"):
-        df[c] = df[c].astype("object").where(df[c].notna(), None)
-    df["years"] = pd.to_numeric(df["years"], errors="coerce").astype("Int64")
-    df["total_value"] = pd.to_numeric(df["total_value"], errors="coerce").astype("float64")
-    df["aav"] = pd.to_numeric(df["aav"], errors="coerce").astype("float64")
-    df["team_change"] = df["team_change"].astype("boolean")
-    df["re_signing"] = df["re_signing"].astype("boolean")
-    df["sign_and_trade"] = df["sign_and_trade"].fillna(False).astype("bool")
-    order = df["signing_date"].fillna("9999-12-31")
-    df = df.assign(_o=order).sort_values(["_o", "league", "player"], kind="mergesort").drop(columns="_o")
-    return df.reset_index(drop=True)
 
 
 def _team_change(prev: str | None, team: str | None) -> Any:
