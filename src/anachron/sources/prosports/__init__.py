@@ -14,10 +14,10 @@ Source name ``nba``. Two ways in, one output:
 Each contract note ("signed unrestricted free agent to a 4-year $136.5M contract") becomes
 one signing; every other note (two-way, 10-day, rest-of-season, qualifying offer, waived,
 released, options, extensions, draft picks, ...) is skipped and counted by reason
-(:func:`~anachron.sources.prosports.notes.parse_note`). The previous team is the team of the player's latest earlier
-transaction (the snapshot file has no trades, so there the team he left is the one that
-last recorded a move for him: "player became an unrestricted free agent", a qualifying
-offer, a waiver; live pages include trade rows).
+(:func:`~anachron.sources.prosports.notes.parse_note`). The previous team is the team of
+the player's latest earlier transaction (the snapshot file has no trades, so there the
+team he left is the one that last recorded a move for him: "player became an
+unrestricted free agent", a qualifying offer, a waiver; live pages include trade rows).
 
 Output (:data:`~anachron.sources.signings.SIGNING_COLUMNS`), one row per (player, signing year)::
 
@@ -49,16 +49,19 @@ Then ``team`` is the receiving team, ``previous_team`` the one that re-signed hi
 ``team_change`` is True. A sign-and-trade with no later trace stays a re-signing
 (a known gap: e.g. a player who missed the next season).
 
-Modules: :mod:`~anachron.sources.prosports.reader` (the reader and :func:`fetch`),
-:mod:`~anachron.sources.prosports.config` (the config block's schema),
-:mod:`~anachron.sources.prosports.layout` (URLs, snapshot files, their columns),
-:mod:`~anachron.sources.prosports.skips` (skip-reason codes),
-:mod:`~anachron.sources.prosports.notes` (note parsing),
-:mod:`~anachron.sources.prosports.players` and :mod:`~anachron.sources.prosports.teams`
-(player cells, team names), :mod:`~anachron.sources.prosports.contracts` (signings from
-the transactions), :mod:`~anachron.sources.prosports.rosters` (season rosters and the
-sign-and-trades they show), :mod:`~anachron.sources.prosports.contract_lists` (the dated
-contract lists) and :mod:`~anachron.sources.prosports.pages` (live search-results pages).
+Modules:
+
+* :mod:`~anachron.sources.prosports.reader`: the reader and :func:`fetch`;
+* :mod:`~anachron.sources.prosports.config`: the JSON Schema of the config block;
+* :mod:`~anachron.sources.prosports.layout`: search page, snapshot files and their columns;
+* :mod:`~anachron.sources.prosports.skips`: skip-reason codes;
+* :mod:`~anachron.sources.prosports.notes`: transaction notes: contract or skip reason, years, value, status;
+* :mod:`~anachron.sources.prosports.players`: player cells: aliases, display names, matching keys;
+* :mod:`~anachron.sources.prosports.teams`: team nicknames and Basketball-Reference codes;
+* :mod:`~anachron.sources.prosports.contracts`: signings from a transaction table, de-duplicated by player-year;
+* :mod:`~anachron.sources.prosports.rosters`: season rosters and the sign-and-trades they show;
+* :mod:`~anachron.sources.prosports.contract_lists`: the snapshot's dated contract lists, merged into the signings;
+* :mod:`~anachron.sources.prosports.pages`: live search-results pages.
 """
 
 from __future__ import annotations
