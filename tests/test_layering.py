@@ -12,7 +12,10 @@ src/anachron.
   ``a.b`` too, unless ``a.b`` is a package the importer itself lives in;
 * ``metrics/`` is pure: nothing from ``anachron.llm`` or ``anachron.methods``, anywhere in a module;
 * ``store`` knows no method: nothing from ``anachron.methods``;
-* the package never imports ``snakemake``.
+* the package never imports ``snakemake``;
+* no source reader imports another: what readers share lives in a module named for it
+  (``sources/signings.py``, ``sources/dockets.py``, ...), a reader being a module or package
+  ``anachron.sources.<name>`` that defines a ``SourceReader`` subclass.
 
 A registry's ``"module:Class"`` strings count as deferred imports (they are imported at run time).
 """
@@ -252,3 +255,37 @@ def test_no_package_imports_a_higher_layer():
         if layer_of(t) > layer_of(m)
     )
     assert upward == [], "imports against the layers:\n" + "\n".join(upward)
+
+
+def _source_unit(module: str) -> str:
+    """``anachron.sources.<name>`` of a module under it (the module itself, or its package)."""
+    return ".".join(module.split(".")[:3])
+
+
+def _reader_units() -> set[str]:
+    """The ``anachron.sources.<name>`` modules and packages that define a ``SourceReader`` subclass."""
+    units = set()
+    for module, path in MODULES.items():
+        if not module.startswith(f"{PACKAGE}.sources."):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(
+                getattr(b, "id", None) == "SourceReader" or getattr(b, "attr", None) == "SourceReader" for b in node.bases
+            ):
+                units.add(_source_unit(module))
+    return units
+
+
+def test_no_source_reader_imports_another():
+    units = _reader_units()
+    assert {"anachron.sources.prosports", "anachron.sources.courtlistener", "anachron.sources.oyez"} <= units
+    assert "anachron.sources.base" not in units
+    found = {
+        (_source_unit(m), _source_unit(name))
+        for m in MODULES
+        if _source_unit(m) in units
+        for name in imports(m, load_time_only=False)
+        if name.startswith(f"{PACKAGE}.sources.") and _source_unit(name) in units and _source_unit(name) != _source_unit(m)
+    }
+    assert not found, f"readers importing readers: {sorted(found)}"

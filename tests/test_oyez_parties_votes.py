@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from anachron.names import acronyms, expand_short_forms, is_acronym_of
-from anachron.sources.oyez import check_votes, decide_outcome, decision_votes, match_winning_party, normalize_docket, parse_case
+from anachron.sources.dockets import normalize_docket
+from anachron.sources.oyez import check_votes, decide_outcome, decision_votes, match_winning_party, parse_case
 
 
 @pytest.mark.parametrize(

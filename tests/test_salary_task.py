@@ -15,7 +15,7 @@ import pytest
 from anachron.llm.structured import parse_output
 from anachron.sources import prosports, spotrac
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
-from anachron.sources.prosports import SIGNING_COLUMNS, finish_signings
+from anachron.sources.signings import SIGNING_COLUMNS, finish_signings
 from anachron.tasks.base import INSTANCE_COLUMNS
 from anachron.tasks.salary import (
     CONFIG_SCHEMA,

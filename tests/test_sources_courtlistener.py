@@ -19,24 +19,20 @@ from responses import matchers
 
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.http import retry_after_seconds, throttle_body_seconds, throttle_wait_seconds
-from anachron.sources.courtlistener import (
-    API_BASE,
-    COLUMNS,
-    NO_TOKEN_NOTE,
-    PRECEDENTIAL_STATUSES,
-    STORAGE_BASE,
+from anachron.sources.courtlistener import fetch
+from anachron.sources.courtlistener.client import CourtListenerClient
+from anachron.sources.courtlistener.disposition import classify_disposition, disposition_outcome
+from anachron.sources.courtlistener.layout import API_BASE, STORAGE_BASE
+from anachron.sources.courtlistener.opinion_text import (
     TEXT_SOURCES,
-    CourtListenerClient,
     background_excerpt,
-    caption_parties,
-    classify_disposition,
-    disposition_outcome,
     extract_pdf_text,
-    fetch,
-    normalize_precedential_status,
-    split_case_name,
     stored_opinion_text,
 )
+from anachron.sources.courtlistener.parties import caption_parties, split_case_name
+from anachron.sources.courtlistener.precedential import PRECEDENTIAL_STATUSES, normalize_precedential_status
+from anachron.sources.courtlistener.reader import NO_TOKEN_NOTE
+from anachron.sources.courtlistener.table import COLUMNS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDINGS = FIXTURES / "courtlistener"

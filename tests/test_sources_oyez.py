@@ -18,16 +18,16 @@ from responses import matchers
 
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
+from anachron.sources.dockets import normalize_docket
+from anachron.sources.html_text import html_to_text
 from anachron.sources.oyez import (
     CASE_COLUMNS,
     OYEZ_API,
     OyezCaseReader,
     decide_outcome,
     fetch,
-    html_to_text,
     local_date,
     match_winning_party,
-    normalize_docket,
     timeline_dates,
 )
 

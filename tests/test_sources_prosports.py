@@ -18,19 +18,13 @@ from responses import matchers
 
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
-from anachron.sources.prosports import (
-    CONTRACT,
-    SEARCH_URL,
-    SIGNING_COLUMNS,
-    NBASigningsReader,
-    display_name,
-    fetch,
-    normalize_name,
-    parse_money,
-    parse_note,
-    parse_search_page,
-    player_keys,
-)
+from anachron.sources.player_names import normalize_name
+from anachron.sources.prosports import NBASigningsReader, fetch
+from anachron.sources.prosports.layout import SEARCH_URL
+from anachron.sources.prosports.notes import CONTRACT, parse_money, parse_note
+from anachron.sources.prosports.pages import parse_search_page
+from anachron.sources.prosports.players import display_name, player_keys
+from anachron.sources.signings import SIGNING_COLUMNS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SNAPSHOTS = FIXTURES / "snapshots"
@@ -382,7 +376,7 @@ def test_bad_dates_rejected():
 
 
 def test_same_day_trade_rows_left_team_first():
-    from anachron.sources.prosports import contracts_from_transactions
+    from anachron.sources.prosports.contracts import contracts_from_transactions
 
     # A live trade lists the player twice on one day: acquired by the Heat, relinquished by
     # the Raptors. Whatever the row order, the team he joined is his team afterwards.

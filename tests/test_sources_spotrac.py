@@ -15,7 +15,7 @@ import responses
 
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
-from anachron.sources.prosports import SIGNING_COLUMNS
+from anachron.sources.signings import SIGNING_COLUMNS
 from anachron.sources.spotrac import (
     DATE_RULE_FALLBACK,
     URL_TEMPLATE,

@@ -40,7 +40,7 @@ Input tables (any subset; keys of ``tables``):
 ``sp500_changes``     date, add, remove (comma-separated tickers) -> one document per row
 ``sp500_sectors``     optional: as_of, ticker, name -> company names for titles (latest name per ticker)
 ``oyez``              :mod:`anachron.sources.oyez` cases -> granted / argued / decided documents
-``nba``, ``nhl``      signings (:data:`anachron.sources.prosports.SIGNING_COLUMNS`), dated signing_date
+``nba``, ``nhl``      signings (:data:`anachron.sources.signings.SIGNING_COLUMNS`), dated signing_date
 ``forecastbench``     :mod:`anachron.sources.forecastbench` rows -> "<question> resolved YES/NO" at resolution_date
 ``prices``            daily prices (ticker, date, close, adj_close[, high, low]) -> one summary per ticker and
                       calendar month, dated at its last trading day in the data
@@ -69,7 +69,7 @@ import pandas as pd
 from anachron.sources.base import normalize_ticker
 from anachron.sources.paths import PRICES, SP500_CHANGES, SP500_MEMBERSHIP, SP500_SECTORS, source_table
 from anachron.sources.news import news_doc_id
-from anachron.sources.prosports import normalize_name
+from anachron.sources.player_names import normalize_name
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def entity_key(kind: str, name: Any) -> str:
     """The entity key used in ``entities`` and in the validity table: ``"<kind>:<normalised name>"``.
 
     ``ticker``: S&P spelling, upper case (``"ticker:BRK.B"``); ``player``:
-    :func:`anachron.sources.prosports.normalize_name` (``"player:nikola vucevic"``); ``case``:
+    :func:`anachron.sources.player_names.normalize_name` (``"player:nikola vucevic"``); ``case``:
     :func:`normalize_case_name`; any other kind: lower case with single spaces
     (``"docket:17-1268"``, ``"question:abc"``). Use this function on both sides of a comparison.
     """

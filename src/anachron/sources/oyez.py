@@ -9,7 +9,7 @@ Output (both modes) is one ``cases`` table, one row per (term, docket)::
 
     term            int     October Term (the Court's term year)
     docket          str     docket number as Oyez writes it ("17-1268", "142-orig")
-    docket_key      str     normalised docket (:func:`normalize_docket`) used for joins
+    docket_key      str     normalised docket (:func:`~anachron.sources.dockets.normalize_docket`) used for joins
     name            str     case name ("Opati v. Republic of Sudan")
     petitioner      str     ``first_party`` (the petitioner, or the appellant)
     respondent      str     ``second_party`` (the respondent, or the appellee)
@@ -55,6 +55,8 @@ from anachron.sources.base import (
     SourceError,
     find_snapshot_files,
 )
+from anachron.sources.dockets import normalize_docket
+from anachron.sources.html_text import html_to_text
 
 log = logging.getLogger(__name__)
 
@@ -137,71 +139,6 @@ _NOT_A_PARTY = {"dismissal", "dismissed", "none", "n/a", "na", "unclear", "vacat
 # ---------------------------------------------------------------------------
 # small parsers (public: the legal task and tests use them)
 # ---------------------------------------------------------------------------
-
-
-#: Original-jurisdiction dockets: "141 Orig", "141-orig", "141, ORIG.", "141 Original", the Court's
-#: electronic "22O141" (its first two digits, "22" in practice, mark the original docket, not a term), "22O141 ORIG",
-#: "Orig. 141"; separators are spaces, commas, dots, dashes or underscores.
-_ORIG_DOCKETS = (
-    re.compile(r"(?:\d{2}\s*[-_]?\s*o\s*[-_]?\s*)?(\d+)[\s,.\-_–—]*orig(?:inal)?\.?"),
-    re.compile(r"\d{2}\s*[-_]?\s*o\s*[-_]?\s*(\d+)"),
-    re.compile(r"orig(?:inal)?\.?[\s,\-_]*(?:no\.?\s*)?(\d+)"),
-)
-
-
-def normalize_docket(docket: Any) -> str | None:
-    """Canonical docket key for joining Oyez, SCDB and other lists.
-
-    ``"17-1268"`` stays ``"17-1268"``; an original-jurisdiction docket in any of the spellings
-    the Court, Oyez and SCDB use (``"126 Orig"``, ``"141-orig"``, ``"142orig"``, ``"No. 142,
-    Orig."``, ``"126, ORIG."``, ``"141 Original"``, ``"Orig. 141"``, the Court's ``"22O141"``
-    and ``"22O141 ORIG"``) becomes ``"<n>-orig"`` (leading zeros dropped: ``"22O065"`` ->
-    ``"65-orig"``). Whitespace, a leading ``"No."`` and trailing punctuation are dropped;
-    letters are lower-cased. Returns None for an empty value.
-    """
-    if docket is None or (isinstance(docket, float) and pd.isna(docket)):
-        return None
-    s = str(docket).strip().lower()
-    if not s or s in {"nan", "none", "null"}:
-        return None
-    s = re.sub(r"^no\.?\s*", "", s).strip(" ,;")
-    for pattern in _ORIG_DOCKETS:
-        m = pattern.fullmatch(s)
-        if m:
-            return f"{int(m.group(1))}-orig"
-    s = re.sub(r"\s+", "", s).strip(".,;")
-    return s or None
-
-
-def html_to_text(html: Any) -> str:
-    """Plain text of an Oyez HTML fragment (``<p>...</p>`` paragraphs, ``<br>``, entities).
-
-    Paragraphs and list items become lines separated by a blank line; runs of whitespace
-    inside a paragraph collapse to one space. ``None`` or empty input gives ``""``.
-    """
-    if html is None or (isinstance(html, float) and pd.isna(html)):
-        return ""
-    text = str(html)
-    if not text.strip():
-        return ""
-    import lxml.html
-
-    try:
-        root = lxml.html.fragment_fromstring(text, create_parent="div")
-    except (ValueError, TypeError, lxml.etree.ParserError):  # type: ignore[attr-defined]
-        return " ".join(text.split())
-    for br in root.iter("br"):
-        br.tail = "\n" + (br.tail or "")
-    for el in root.iter("p", "li", "div", "h1", "h2", "h3", "h4", "blockquote", "tr"):
-        el.tail = "\n\n" + (el.tail or "")
-    raw = root.text_content()
-    paragraphs = []
-    for block in re.split(r"\n\s*\n", raw):
-        lines = [" ".join(line.split()) for line in block.split("\n")]
-        joined = "\n".join(line for line in lines if line)
-        if joined:
-            paragraphs.append(joined)
-    return "\n\n".join(paragraphs)
 
 
 def local_date(seconds: Any, tz: ZoneInfo = COURT_TZ) -> str | None:

@@ -10,7 +10,7 @@ Output (both modes), one row per (term, docket)::
 
     term            int      October Term
     docket          str      docket as SCDB writes it ("13-604", "126, ORIG.")
-    docket_key      str      :func:`anachron.sources.oyez.normalize_docket` of docket
+    docket_key      str      :func:`anachron.sources.dockets.normalize_docket` of docket
     case_id         str      SCDB caseId ("2014-001")
     case_name       str      SCDB caseName (upper case)
     decision_date   str      ISO date of dateDecision (M/D/YYYY in the file)
@@ -49,7 +49,7 @@ from anachron.sources.base import (
     find_snapshot_files,
     read_csv_checked,
 )
-from anachron.sources.oyez import normalize_docket
+from anachron.sources.dockets import normalize_docket
 
 log = logging.getLogger(__name__)
 

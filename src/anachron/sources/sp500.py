@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.io import sha256_bytes, sha256_file
+from anachron.sources.index_membership import to_day as _to_day
 from anachron.sources.base import (
     SourceError,
     SourceReader,
@@ -59,13 +60,6 @@ SECTOR_RULE_NEAREST_AFTER = "nearest_after"
 SECTOR_RULE_MISSING = "missing"
 
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
-
-
-def _to_day(value: Any) -> pd.Timestamp:
-    ts = pd.Timestamp(value)
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert(None)
-    return ts.normalize()
 
 
 def _parse_dates(series: pd.Series, where: str, column: str) -> pd.Series:
@@ -355,23 +349,6 @@ def _sort_sectors(df: pd.DataFrame) -> pd.DataFrame:
     df = df[["as_of", "ticker", "name", "sector"]].copy()
     df["as_of"] = df["as_of"].astype("datetime64[ns]")
     return df.sort_values(["as_of", "ticker"], kind="mergesort").reset_index(drop=True)
-
-
-def members_as_of(spells: pd.DataFrame, date: Any) -> list[str]:
-    """Tickers in the S&P 500 on ``date`` (point in time, survivorship-free).
-
-    ``spells``: frame with ``ticker, start_date, end_date`` (as from
-    :class:`SP500MembershipReader`). A ticker is a member iff one of its spells has
-    ``start_date <= date`` and (``end_date`` is NaT or ``end_date > date``): a ticker added
-    on D is a member on D, a ticker removed on D is not. Returns sorted unique tickers.
-    Raises :class:`SourceError` when columns are missing.
-    """
-    check_columns(spells, ["ticker", "start_date", "end_date"], "membership spells")
-    d = _to_day(date)
-    start = pd.to_datetime(spells["start_date"])
-    end = pd.to_datetime(spells["end_date"])
-    mask = (start <= d) & (end.isna() | (end > d))
-    return sorted(set(spells.loc[mask, "ticker"].astype("str")))
 
 
 def sector_as_of(sectors: pd.DataFrame, tickers: Iterable[str], date: Any) -> pd.DataFrame:

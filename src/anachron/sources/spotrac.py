@@ -1,7 +1,7 @@
 """NHL free-agent signings from Spotrac free-agent tables.
 
 Source name ``nhl``. Two ways in, one output (the ``signings`` table of
-:data:`anachron.sources.prosports.SIGNING_COLUMNS`, ``league = "NHL"``):
+:data:`anachron.sources.signings.SIGNING_COLUMNS`, ``league = "NHL"``):
 
 * **live** (default): Spotrac's free-agent table for each year
   (``https://www.spotrac.com/nhl/free-agents/_/year/{year}/``), an HTML table with a
@@ -52,7 +52,8 @@ from anachron.sources.base import (
     read_csv_checked,
     snapshot_hint,
 )
-from anachron.sources.prosports import SIGNING_COLUMNS, finish_signings, normalize_name
+from anachron.sources.player_names import normalize_name
+from anachron.sources.signings import SIGNING_COLUMNS, finish_signings
 
 log = logging.getLogger(__name__)
 
@@ -508,7 +509,7 @@ def fetch(
 
     Returns:
         ``(signings, manifest)``: the table of
-        :data:`~anachron.sources.prosports.SIGNING_COLUMNS` and ``{"sources": [...],
+        :data:`~anachron.sources.signings.SIGNING_COLUMNS` and ``{"sources": [...],
         "skipped_by_reason": {...}, "repaired_by_reason": {...}, "implausible_aav": mode,
         "date_rule": ..., "rows": n}``.
 

@@ -542,7 +542,7 @@ def fetch_window_prices(
     Raises:
         SourceError: when no prices can be fetched or read.
     """
-    from anachron.sources.sp500 import members_as_of
+    from anachron.sources.index_membership import members_as_of
 
     tickers: set[str] = set()
     for w in windows:

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from anachron.sources.oyez import normalize_docket
+from anachron.sources.dockets import normalize_docket
 from anachron.tasks.legal.dataset import case_name_key
 
 

@@ -33,8 +33,9 @@ import numpy as np
 import pandas as pd
 
 from anachron.sources.base import check_columns
-from anachron.sources.courtlistener import background_excerpt
-from anachron.sources.oyez import match_winning_party, normalize_docket
+from anachron.sources.courtlistener.opinion_text import background_excerpt
+from anachron.sources.dockets import normalize_docket
+from anachron.sources.oyez import match_winning_party
 from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ are dated by the league's free-agency opening (NHL: July 1; recorded by the sour
 ``date_rule`` "free-agency opening fallback").
 
 Inputs are the ``signings`` tables of the sources ``nba`` and ``nhl``
-(:data:`anachron.sources.prosports.SIGNING_COLUMNS`); any further table with the same
+(:data:`anachron.sources.signings.SIGNING_COLUMNS`); any further table with the same
 columns (an ``nfl`` or ``mlb`` source) is used by its ``league`` column.
 
 Instances share the columns of every task: ``instance_id, task, split, cutoff_date,
@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from anachron.sources.base import check_columns
-from anachron.sources.prosports import SIGNING_COLUMNS, normalize_name
+from anachron.sources.player_names import normalize_name
+from anachron.sources.signings import SIGNING_COLUMNS
 from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)

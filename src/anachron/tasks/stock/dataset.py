@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from anachron.sources.base import check_columns, normalize_ticker
-from anachron.sources.sp500 import SECTOR_RULE_MISSING, members_as_of, sector_as_of
+from anachron.sources.index_membership import members_as_of
+from anachron.sources.sp500 import SECTOR_RULE_MISSING, sector_as_of
 from anachron.sources.yahoo import flag_price_jumps
 from anachron.tasks.base import INSTANCE_COLUMNS
 
