@@ -16,6 +16,7 @@ from responses import matchers
 
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError, read_csv_checked
+from anachron.sources.index_membership import members_as_of
 from anachron.sources.sp500 import (
     CHANGES_URL,
     MEMBERSHIP_URL,
@@ -24,7 +25,6 @@ from anachron.sources.sp500 import (
     SP500ChangesReader,
     SP500MembershipReader,
     changes_long,
-    members_as_of,
     sector_as_of,
 )
 
