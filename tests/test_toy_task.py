@@ -1,15 +1,21 @@
-"""Adding a task is a package plus one registry line: a toy task defined here runs through
-build -> temporal_hint (the real method runner, a scripted provider) -> verify (the real
-pipeline: its outcome rule, consequence nouns and grounded check) -> score (real metrics),
-without any other module knowing about it."""
+"""Adding a task is one folder: the toy task of ``tests/plugins/toy_weather`` (its task class, its
+source, its config block; no planter) runs through the real workflow — config validation, fetch,
+dataset build and check, a mock-provider run, verification, scoring, calibration (which leaves it
+out with a note) and ``load_results`` — with no other module knowing about it; and, at the unit
+level, through build -> temporal_hint (the real method runner, a scripted provider) -> verify (its
+outcome rule, consequence nouns and grounded check) -> score (real metrics)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
+import importlib
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -17,93 +23,59 @@ from anachron.llm.client import LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ModelSpec
 from anachron.metrics.core import aggregate, instance_scores
-from anachron.tasks.base import INSTANCE_COLUMNS, ProbabilityTask, brier_perf, instance_inputs, instance_label
 from anachron.tasks.build import build_task_dataset
 from anachron.tasks.checks import check_instances
 from anachron.tasks.registry import TASKS, get_task
 from anachron.verify.categorize import categorize
 from anachron.verify.extract.llm import describe_instance
-from anachron.verify.layers.grounded import GroundedVerdict
 from anachron.verify.pipeline import verify_run
 
+from conftest import REPO
+
+PLUGINS = Path(__file__).parent / "plugins"
+
+
+def import_plugin(name: str):
+    """Import the plugin module ``name`` from tests/plugins without leaving its registrations behind
+    (the other tests see the built-in registries only)."""
+    from anachron.methods.registry import METHODS, discover
+    from anachron.sources.registry import SOURCES
+
+    discover()
+    saved = [(reg, dict(reg)) for reg in (TASKS, SOURCES, METHODS)]
+    sys.path.insert(0, str(PLUGINS))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(PLUGINS))
+        for reg, before in saved:
+            reg.clear()
+            reg.update(before)
+
+
+toy_weather = import_plugin("toy_weather")
+RainTask, _answer = toy_weather.RainTask, toy_weather.rain_answer
+
 KNOWLEDGE_CUTOFF = "2024-01-01"
-
-
-class RainGrounding:
-    """The toy's grounded check: "it rained in <town> on <day>" for the instance's day is its outcome."""
-
-    def check(self, fact, instance):
-        if instance["town"] in fact and re.search(r"\brain(?:ed)?\b", fact) and instance["day"] in fact:
-            day = dt.date.fromisoformat(instance["day"])
-            return GroundedVerdict(day, f"states the weather of {instance['day']}", outcome=True, category="A4")
-        return None
-
-
-class RainTask(ProbabilityTask):
-    """Will it rain in a town on a day? Perf = 1 - Brier."""
-
-    name = "toy"
-    outcome_nouns = r"downpour|outcome"
-
-    def dataset_inputs(self):
-        return {"weather": "data/raw/weather/data.parquet"}
-
-    def build(self, tables, task_config, *, knowledge_cutoffs):
-        w = tables["weather"]
-        rows = [
-            {"instance_id": f"toy-{r.town}-{r.day}", "task": self.name, "split": "eval",
-             "cutoff_date": (dt.date.fromisoformat(r.day) - dt.timedelta(days=1)).isoformat(),
-             "inputs": json.dumps({"town": r.town, "day": r.day}), "label": json.dumps({"rained": int(r.rained)}),
-             "provenance": json.dumps({"seed": task_config.get("seed", 0)})}
-            for r in w.itertuples(index=False)
-        ]
-        return pd.DataFrame(rows, columns=INSTANCE_COLUMNS), pd.DataFrame({"reason": ["no_town"] * int(w["town"].isna().sum())})
-
-    def messages(self, row):
-        inp = instance_inputs(row)
-        return [{"role": "system", "content": f"Answer as of {row['cutoff_date']}."},
-                {"role": "user", "content": f"Will it rain in {inp['town']} on {inp['day']}?"}]
-
-    def perf(self, row, prediction):
-        return brier_perf(prediction, instance_label(row)["rained"])
-
-    def grounding_context(self, row):
-        return {"cutoff_date": row["cutoff_date"], **instance_inputs(row)}
-
-    def describe(self, inputs):
-        return (f"Will it rain in {inputs['town']}?", f"the weather in {inputs['town']} on {inputs['day']}")
-
-    def outcome_rule(self, text, context):
-        rained = re.search(r"\brain(?:ed)?\b", text) and context["town"] in text and context["day"] in text
-        return "A4:toy:the-weather" if rained else None
-
-    def make_grounding(self, inputs):
-        return RainGrounding()
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
 def rain_answer(request: ChatRequest) -> str:
-    """The mock provider's script: the same evidence, reasoning and a probability of 0.8 for every
-    instance, naming the instance's own town and day (the first evidence item is its outcome)."""
+    """The scripted provider: the plugin's answer for the instance the prompt names."""
     town, day = re.search(r"rain in (\w+) on (\S+)\?", request.messages[-1]["content"]).groups()
-    return json.dumps({
-        "evidence": [
-            {"id": 1, "fact": f"It rained in {town} on {day}.", "source_date": "2023-06-01"},
-            {"id": 2, "fact": f"{town} has a wet climate.", "source_date": "2023-06-01"},
-        ],
-        "reasoning": f"{town} is wet [2]. Following the downpour, the fair was cancelled in July 2023.",
-        "prediction": 0.8,
-    })
+    return _answer(town, day)
 
 
 @pytest.fixture
 def toy(monkeypatch, tmp_path):
-    """The toy task registered (one line, undone after the test), its raw data in a work dir."""
+    """The toy task registered (undone after the test), its raw data in a work dir."""
     monkeypatch.setitem(TASKS, "toy", RainTask)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data" / "raw" / "weather").mkdir(parents=True)
     pd.DataFrame({"town": ["Ashby", "Brill"], "day": ["2023-07-02", "2023-07-09"], "rained": [1, 0]}).to_parquet(
         tmp_path / "data" / "raw" / "weather" / "data.parquet"
     )
+    (tmp_path / "data" / "raw" / "weather" / "manifest.json").write_text("{}")
     return get_task("toy")
 
 
@@ -113,7 +85,7 @@ def test_toy_task_runs_through_the_whole_pipeline(toy, monkeypatch, tmp_path):
     # build: the task's own inputs and builder; the generic checks pass
     instances, exclusions, manifest = build_task_dataset("toy", toy.dataset_inputs(), {"seed": 3},
                                                          knowledge_cutoffs={"m": KNOWLEDGE_CUTOFF})
-    assert manifest["counts"] == {"eval": 2} and list(manifest["inputs"]) == ["weather"]
+    assert manifest["counts"] == {"eval": 2} and list(manifest["inputs"]) == ["weather", "weather_manifest"]
     assert check_instances("toy", instances, {"m": KNOWLEDGE_CUTOFF}) == []
 
     # temporal_hint through the real runner, its provider scripted
@@ -156,8 +128,96 @@ def test_toy_task_runs_through_the_whole_pipeline(toy, monkeypatch, tmp_path):
     assert metrics.loc["cov", "value"] == 0.5  # evidence [2] is cited, [1] is not
 
 
-def test_registering_a_task_is_one_line(toy):
+def test_the_registered_toy_has_the_defaults_it_did_not_override(toy):
     assert "toy" in TASKS and get_task("toy").name == "toy"
     # hooks the toy did not implement have their defaults
     assert toy.overlap_problems(pd.DataFrame()) == [] and toy.grounding_inputs(edgar=True) == {}
     assert toy.is_consequence("anything", {}) is True and toy.rag_query_counts == (3, 6)
+    assert toy.has_planter() is False
+
+
+# --------------------------------------------------------------------------- the real workflow
+
+
+def write_toy_workdir(work: Path, methods: list[str]) -> Path:
+    """A work dir with the toy's snapshot (two days of weather) and a config that names the plugins;
+    the mock model answers every generation with the same evidence (Ashby's outcome first)."""
+    (work / "snapshot" / "weather").mkdir(parents=True)
+    (work / "snapshot" / "weather" / "days.csv").write_text("town,day,rained\nAshby,2023-07-02,1\nBrill,2023-07-09,0\n")
+    config = {
+        "plugins": ["toy_weather", "toy_method"],
+        "snapshot_dir": str(work / "snapshot"),
+        "cache_dir": str(work / "cache"),
+        "tasks": {"toy": {"seed": 3}},
+        "run": {"tasks": ["toy"], "methods": methods, "models": ["scripted"], "splits": ["eval"]},
+        "models": {"scripted": {"model": "mock/scripted", "knowledge_cutoff": "2023-01-01", "params": {"temperature": 0},
+                                "mock": {"answers": {"generate": _answer("Ashby", "2023-07-02")}}}},
+        "verify": {"layers": ["grounded", "rules"], "extractor": "deterministic"},
+        "shapley": {"tasks": []},
+    }
+    path = work / "toy.yaml"
+    path.write_text(json.dumps(config))  # JSON is YAML
+    return path
+
+
+def snakemake_toy(work: Path, config: Path, *args: str) -> subprocess.CompletedProcess:
+    """The real workflow in ``work`` on ``config``, the plugin folder on PYTHONPATH (as a user's would be)."""
+    env = {**__import__("os").environ, "PYTHONPATH": str(PLUGINS)}
+    env.pop("ANACHRON_PLUGINS", None)
+    cmd = [SNAKEMAKE, "--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory", str(work),
+           "--configfile", str(config), "--cores", "2", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.fixture(scope="module")
+def toy_workflow(tmp_path_factory):
+    work = tmp_path_factory.mktemp("toy-workflow")
+    config = write_toy_workdir(work, ["temporal_hint", "toy_twice"])
+    run = snakemake_toy(work, config)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return work
+
+
+def test_the_toy_task_runs_through_the_real_workflow(toy_workflow):
+    work = toy_workflow
+    con = duckdb.connect(str(work / "results" / "results.duckdb"), read_only=True)
+    inst = con.execute("SELECT instance_id, cutoff_date FROM instances WHERE task = 'toy' ORDER BY 1").fetchall()
+    assert inst == [("toy-Ashby-2023-07-02", "2023-07-01"), ("toy-Brill-2023-07-09", "2023-07-08")]
+    olr = dict(con.execute("SELECT instance_id, olr FROM instance_scores WHERE method = 'temporal_hint'").fetchall())
+    # Ashby's first evidence item is its own outcome (the toy's grounded check): 1 of 2 claims leaked
+    assert olr == {"toy-Ashby-2023-07-02": 0.5, "toy-Brill-2023-07-09": 0.0}
+    layers = con.execute("SELECT DISTINCT layer, category FROM claims WHERE leaked").fetchall()
+    assert layers == [("grounded", "A4")]
+    perf = con.execute("SELECT value FROM metrics WHERE task='toy' AND method='temporal_hint' AND metric='perf'").fetchone()[0]
+    assert perf == pytest.approx(((1 - 0.2**2) + (1 - 0.8**2)) / 2)
+    assert con.execute("SELECT count(*) FROM calibration").fetchone()[0] == 0
+    con.close()
+    log = (work / "logs" / "calibrate_verifier.log").read_text()
+    assert "toy: left out of calibration (the task has no planter" in log
+    assert (work / "data" / "raw" / "weather" / "data.parquet").exists()
+    assert not (work / "data" / "raw" / "edgar").exists() and not (work / "data" / "raw" / "news").exists()
+    assert "toy" in (work / "results" / "tables" / "main.md").read_text()
+
+
+def test_the_toy_task_needs_no_other_module(toy_workflow):
+    # nothing outside its folder names the toy task or its source
+    for root in (REPO / "src", REPO / "workflow", REPO / "config"):
+        for path in root.rglob("*"):
+            if path.is_file() and path.suffix in (".py", ".smk", ".yaml", ""):
+                text = path.read_text(errors="ignore")
+                assert "toy_weather" not in text and '"toy"' not in text and "weather" not in text, path
+
+
+def test_the_toy_config_is_validated_with_its_own_block(tmp_path):
+    config = write_toy_workdir(tmp_path, ["temporal_hint"])
+    data = json.loads(config.read_text())
+    data["tasks"]["toy"]["rain_gauge"] = 1
+    config.write_text(json.dumps(data))
+    run = snakemake_toy(tmp_path, config, "-n")
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and "config key tasks.toy" in out and "rain_gauge" in out, out[-2000:]
+    data["plugins"] = ["no_such_plugin"]
+    config.write_text(json.dumps(data))
+    run = snakemake_toy(tmp_path, config, "-n")
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and "config key plugins: cannot import plugin 'no_such_plugin'" in out, out[-2000:]

@@ -35,6 +35,8 @@ GENERIC_SOURCES = sorted(SOURCES)
 # tasks whose verifier calibration plants claims (a task without a planter is left out, with a note in the log)
 CALIBRATED_TASKS = [t for t in TASKS if get_task(t).has_planter()]
 EDGAR = edgar_enabled(config)
+# EDGAR facts are fetched when enabled and a configured task's grounded checks read them
+EDGAR_USED = EDGAR and any("edgar" in get_task(t).grounding_inputs(edgar=True) for t in TASKS)
 
 
 wildcard_constraints:
@@ -254,7 +256,7 @@ def calibration_inputs(wildcards):
     inputs = {f"dataset_{t}": f"results/datasets/{t}.parquet" for t in CALIBRATED_TASKS}
     for t in CALIBRATED_TASKS:
         inputs.update(get_task(t).grounding_inputs(edgar=EDGAR))
-    if SNAPSHOT_DIR:
+    if SNAPSHOT_DIR and CALIBRATED_TASKS:
         inputs["news"] = "data/raw/news/data.parquet"
     for t, m, mo in RUNS:
         if m == "temporal_hint" and t in CALIBRATED_TASKS:
