@@ -1,6 +1,6 @@
 """Whole-workflow throughput against an OpenAI-compatible endpoint, and the same workload through inspect_ai.
 
-What it measures (issue 13): temporal_hint over every eval and control instance of the four tasks,
+What it measures: temporal_hint over every eval and control instance of the four tasks,
 run as a user runs it (``snakemake --cores C`` on the run outputs) against the loopback test server
 (:class:`anachron.llm.testserver.TestServer`) answering after a fixed latency, with one endpoint
 limit of ``--concurrency`` calls in flight shared by all ``run_method`` jobs. Reported:

@@ -1,7 +1,7 @@
 """Where the fixed time of a fully cached ``run_method`` job goes.
 
 A run against a real endpoint spends most of its time waiting for answers; what is left is
-a fixed cost per ``run_method`` job (issue 13 measured 4-7 s), paid again by every job and, on
+a fixed cost per ``run_method`` job (4-7 s when measured before the lazy imports), paid again by every job and, on
 a cluster, by every job's own Snakemake process. This benchmark times a job whose every model
 call is already cached (the mock provider, ``.test/config/mock.yaml``), two ways:
 

@@ -15,7 +15,7 @@ the ``snakemake`` object the script expects) and reports the child's peak reside
 
     python benchmarks/bench_load_results.py --claims 1000000 --json benchmarks/out/load_results.json
 
-Target (issue 13): under 2 GB peak RSS on 1,000,000 claims.
+Target: under 2 GB peak RSS on 1,000,000 claims.
 """
 
 from __future__ import annotations

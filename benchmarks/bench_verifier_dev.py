@@ -1,4 +1,4 @@
-"""The claim verifier on independently written claims with known truth (issue 10).
+"""The claim verifier on independently written claims with known truth (docs/verification.md).
 
 Each claim of the JSONL file (e.g. ``../shared/verifier-dev/claims.jsonl``: ``claim_id``,
 ``task``, ``instance_id``, ``cutoff_date``, ``fact``, ``source_date``, ``truth`` = leak / clean,

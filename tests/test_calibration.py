@@ -1,4 +1,4 @@
-"""Calibration of the verifier on planted claims (issue 5): planting truth, determinism,
+"""Calibration of the verifier on planted claims: planting truth, determinism,
 rates on a scripted verifier, the markdown report. Synthetic fixtures only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The calibration's re-worded real claims (issue 10): date formats and their intervals, the
+"""The calibration's re-worded real claims: date formats and their intervals, the
 news-headline and EDGAR-as-filed families, the per-family facets and the report section.
 Synthetic headlines and filings only."""
 

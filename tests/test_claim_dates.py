@@ -1,4 +1,4 @@
-"""A claim's date as an interval (issue 10): the formats dates are written in, dates without a
+"""A claim's date as an interval: the formats dates are written in, dates without a
 year, prospective dates, the plausibility rules by kind of fact, the ``ambiguous`` verdict and
 ``declared_only``, and bad input. Wordings are the tests' own."""
 

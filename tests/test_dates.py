@@ -1,4 +1,4 @@
-"""Declared-date normalisation (issue 5 'Bad input'): clear forms normalised with the rule
+"""Declared-date normalisation: clear forms normalised with the rule
 recorded, vague or impossible ones undated."""
 
 import datetime as dt

@@ -1,4 +1,4 @@
-"""Figures that first existed after the cutoff (issue 10, item 3): a stated price, return or
+"""Figures that first existed after the cutoff: a stated price, return or
 company figure dated by the point-in-time data it matches, whatever the declared date says.
 All fixtures and claims are written here."""
 

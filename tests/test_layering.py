@@ -34,7 +34,8 @@ from conftest import REPO
 LAYERS: tuple[tuple[str, ...], ...] = (
     # building blocks: errors, files, logs and progress, HTTP, dates, money, names, the tables' schema
     ("anachron", "anachron.errors", "anachron.io", "anachron.logs", "anachron.progress", "anachron.http",
-     "anachron.dates", "anachron.money", "anachron.names", "anachron.cost", "anachron.tables", "anachron.frames"),
+     "anachron.dates", "anachron.money", "anachron.names", "anachron.cost", "anachron.tables", "anachron.frames",
+     "anachron.plugins"),
     ("anachron.sources",),
     ("anachron.retrieval",),
     ("anachron.llm",),
@@ -202,7 +203,7 @@ def layer_of(module: str) -> int:
     best, where = "", -1
     for k, names in enumerate(LAYERS):
         for name in names:
-            if _in(module, name) and len(name) > len(best):
+            if (_in(module, name) if name != PACKAGE else module == PACKAGE) and len(name) > len(best):
                 best, where = name, k
     return where
 

@@ -1,4 +1,4 @@
-"""The one money reader (anachron.money) and the callers that use it (issue 12, Sources: money)."""
+"""The one money reader (anachron.money) and the callers that use it."""
 
 from __future__ import annotations
 

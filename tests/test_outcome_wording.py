@@ -1,4 +1,4 @@
-"""The instance's own outcome in any wording, with precision (issue 10, item 4), for the salary
+"""The instance's own outcome in any wording, with precision, for the salary
 contract and the legal ruling: the generic mechanisms (money with its precision, contract
 length, teams by city, verbs of signing; decision signals, who decided, case-name variants,
 ties to the case) and the hard clean claims next to them. Names and wordings are invented."""

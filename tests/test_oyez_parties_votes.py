@@ -1,4 +1,4 @@
-"""SCDB/Oyez hardening (issue 12, Sources): original-docket spellings, party acronyms and short
+"""SCDB/Oyez hardening: original-docket spellings, party acronyms and short
 forms, vote counts. Inputs are small invented strings in the shape the sources write."""
 
 from __future__ import annotations

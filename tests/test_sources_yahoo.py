@@ -250,7 +250,7 @@ def test_bad_arguments():
         YahooPriceReader(["AAA"], "2020-01-01", "2020-01-01")
 
 
-# --- hardening (issue 12): spelling, time zones, duplicate days, jumps, yfinance CSVs, Adj Close, end --
+# --- hardening: spelling, time zones, duplicate days, jumps, yfinance CSVs, Adj Close, end --
 
 
 def _wide(index, tickers, rows, *, prices=("Adj Close", "Close", "High", "Low", "Open", "Volume")):

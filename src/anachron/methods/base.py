@@ -22,7 +22,7 @@ asked again, so their requests, cache keys and outputs are what they were withou
 retries rather than one: an answer cut off in transit (a proxy or server fault, indistinguishable
 from a model that ran out of tokens) at rate p stays unparsed at rate p³ instead of p².
 
-Across runs (issue 13, "no poisoned calls"): an answer is cached as final only when its parse
+Across runs (no poisoned cache entries, docs/running.md): an answer is cached as final only when its parse
 status is in :data:`~anachron.tables.EVIDENCE_USABLE` (``invalid_prediction`` included: its
 evidence and reasoning are scored and it is not retried within a run either). Any other answer
 (``truncated``, ``invalid``, ``duplicate_keys``, ``not_json``, ``empty``) is stored marked not final:

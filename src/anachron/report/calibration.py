@@ -1,6 +1,6 @@
 """The verifier calibration report (``results/tables/calibration.md``): recall and false positives
 on planted claims per task and layer set, the styles that miss the bar, the re-worded real claims
-per date format and declared date, and the control-split OLR floor (issues 5 and 10;
+per date format and declared date, and the control-split OLR floor (docs/verification.md#calibration;
 docs/verification.md#calibration). The numbers come from :mod:`anachron.verify.calibration`.
 """
 
@@ -34,7 +34,7 @@ def calibration_markdown(table: pd.DataFrame, control: pd.DataFrame | None = Non
     Per task and layer set: recall on planted post-cutoff facts, on planted outcome
     statements, and on both (the pass criterion), the false-positive rate on planted
     clean claims, each with its Wilson 95% interval and counts, and a PASS / FAIL line
-    against recall >= ``recall_min`` and FP <= ``fp_max`` (point estimates; issue 5).
+    against recall >= ``recall_min`` and FP <= ``fp_max`` (point estimates; docs/verification.md#calibration).
     Then the wording styles that miss the bar, the re-worded real claims per family and date
     format and per family and declared mode (:func:`_real_claims_section`), and the
     control-split OLR (rows of a metrics table with metric == "olr", split == "control") next to

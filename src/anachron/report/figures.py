@@ -1,4 +1,4 @@
-"""The report's figures, drawn from ``results/results.duckdb`` (issue 14; rule ``plot_figures``).
+"""The report's figures, drawn from ``results/results.duckdb`` (docs/results.md; rule ``plot_figures``).
 
 Each figure is a pure function of an open (read-only) database connection that returns a
 :class:`matplotlib.figure.Figure` (Agg canvas, no pyplot state); :func:`save_figure` writes one

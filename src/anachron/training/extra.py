@@ -1,6 +1,6 @@
 """Is the optional training extra installed? One check, one message.
 
-TEMPO training (DESIGN section 9) needs torch, transformers, TRL, PEFT and gguf, which the
+TEMPO training (docs/methods.md#tempo) needs torch, transformers, TRL, PEFT and gguf, which the
 base install leaves out. The check only looks the modules up (``importlib.util.find_spec``),
 so it costs milliseconds and imports nothing heavy; run it before scheduling any training job.
 """

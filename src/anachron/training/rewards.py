@@ -418,7 +418,7 @@ def group_advantages(rewards: Sequence[float], instance_ids: Sequence[str], eps:
 
 
 def step_stats(groups: Iterable[GroupResult]) -> dict[str, float]:
-    """Per-step training statistics of a batch's groups (the training log, DESIGN §9).
+    """Per-step training statistics of a batch's groups (the training log, docs/methods.md#tempo).
 
     Returns:
         ``n_groups``; ``n_failed_groups`` (mode ``failed``); ``perf_mode_fraction``

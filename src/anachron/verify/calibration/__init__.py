@@ -1,4 +1,4 @@
-"""Calibration of the claim verifier on planted claims of known truth (issue 5).
+"""Calibration of the claim verifier on planted claims of known truth (docs/verification.md#calibration).
 
 * :mod:`~anachron.verify.calibration.planting`: the machinery each task's planter builds on
   (wording helpers, declared-date and date-style choices, the

@@ -1,4 +1,4 @@
-"""Calibration of the claim verifier against planted claims of known truth (issue 5; docs/verification.md#calibration).
+"""Calibration of the claim verifier against planted claims of known truth (docs/verification.md#calibration).
 
 The verifier is the measuring instrument of every leakage number, so it is
 tested on claims whose truth we know: facts taken from the project's own
@@ -11,7 +11,7 @@ wording styles models use, and planted on real instances with their real cutoff
 ``calibrate`` runs a verifier over the planted claims for several layer sets and
 reports recall on leaks (``post_cutoff``, ``outcome``, and both together) and the
 false-positive rate on ``pre_cutoff``, each with a Wilson 95% interval, per task
-and per wording style. The acceptance bar of issue 5 is recall >= 0.95 and
+and per wording style. The acceptance bar (docs/verification.md#calibration) is recall >= 0.95 and
 false positives <= 1% per task with the grounded and rules layers.
 
 Definitions: TimeSPEC (claim taxonomy, A4 outcome claims always leak); TEMPO
@@ -32,9 +32,9 @@ from anachron.tables import CALIBRATION_COLUMNS, VERDICT_AMBIGUOUS, VERDICT_UNDA
 from anachron.verify.calibration.planting import KINDS, LEAK_KINDS
 from anachron.verify.task_rules import TaskRules
 
-#: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks" of issue 5).
+#: Summary row kind that pools ``post_cutoff`` and ``outcome`` (the "planted leaks").
 ALL_LEAKS = "all_leaks"
-#: Acceptance bar of issue 5 (grounded + rules layers, per task).
+#: Acceptance bar (docs/verification.md#calibration; grounded + rules layers, per task).
 RECALL_MIN = 0.95
 FP_MAX = 0.01
 #: Control-split OLR range the paper reports (docs/metrics.md#control-floor), as fractions.

@@ -1,4 +1,4 @@
-"""Planting claims of known truth on real instances (the calibration's test set; issue 5).
+"""Planting claims of known truth on real instances (the calibration's test set; docs/verification.md#calibration).
 
 Facts come from the project's own point-in-time data, written in the wording styles models
 use, and are planted on real instances with their real cutoff;

@@ -1,4 +1,4 @@
-"""Real dated facts planted in the calibration, re-worded by rule (issue 10, "Measurement").
+"""Real dated facts planted in the calibration, re-worded by rule (docs/verification.md#calibration).
 
 The template families of each task's planter write facts in a handful of sentence shapes the
 verifier was written against. :class:`RealFamilies` plants facts whose wording is not the

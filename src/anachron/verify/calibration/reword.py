@@ -1,4 +1,4 @@
-"""Re-wording rules for real dated facts planted in the calibration (issue 10, "Measurement").
+"""Re-wording rules for real dated facts planted in the calibration (docs/verification.md#calibration).
 
 Real facts (news headlines, EDGAR figures as filed: :mod:`anachron.verify.calibration.real`)
 carry one date, the day they became public. These rules write that date the ways people and
