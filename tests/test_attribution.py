@@ -11,7 +11,7 @@ from anachron.llm.client import CallLog, LLMClient
 from anachron.attribution.shapley import shapley_for_run
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ModelSpec
-from anachron.methods.supervised import FACTS_HEADER
+from anachron.methods.supervision.prompts import FACTS_HEADER
 from anachron.metrics.shapley import aggregate_shapley
 from anachron.tasks.stock import StockTask
 from fictional_corpus import stock_row

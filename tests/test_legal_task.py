@@ -22,7 +22,9 @@ from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.tasks.base import INSTANCE_COLUMNS
 from anachron.tasks.legal import CONFIG_SCHEMA, LegalTask, build_legal_instances, legal_perf
 from anachron.tasks.legal.checks import legal_overlap_problems
-from anachron.tasks.legal.dataset import EXCLUSION_COLUMNS, allocate_per_year, case_name_key, party_key, truncate_text
+from anachron.tasks.legal.dataset import allocate_per_year, truncate_text
+from anachron.tasks.legal.exclusions import EXCLUSION_COLUMNS
+from anachron.tasks.legal.parties import case_name_key, party_key
 
 SNAPSHOTS = Path(__file__).parent / "fixtures" / "snapshots"
 KC = {"tiny": "2024-06-30"}

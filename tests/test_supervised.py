@@ -10,18 +10,17 @@ import pytest
 from anachron.llm.client import CallLog, LLMClient
 from anachron.llm.providers import MockProvider
 from anachron.llm.types import ChatRequest, ModelSpec
-from anachron.methods.supervised import (
+from anachron.methods.supervised import run_self_correction, run_timespec
+from anachron.methods.supervision.prompts import (
     AVOID_HEADER,
     CLOSED_WORLD_RULE,
     FACTS_HEADER,
     TEMPORAL_WORDS,
     aggregator_request,
     avoid_list_block,
-    run_self_correction,
-    run_timespec,
     scrub_temporal,
-    supervisor_context,
 )
+from anachron.methods.supervision.supervisors import supervisor_context
 from anachron.tasks.stock import StockTask
 from anachron.verify.dates import find_periods
 from fictional_corpus import SearchHit, query_json, stock_row
@@ -193,7 +192,7 @@ def test_timespec_dates_claims_by_unfiltered_search_and_regenerates():
 
 
 def test_timespec_support_is_the_corpus_layers_test():
-    from anachron.methods.supervised import SearchSupervisor
+    from anachron.methods.supervision.supervisors import SearchSupervisor
     from anachron.verify.taxonomy import Claim
 
     hits = [

@@ -3,7 +3,7 @@
 For an instance with claims ``c_1..c_n`` (evidence and reasoning claims of the run's final
 output, :mod:`anachron.verify.pipeline`), the value of a coalition ``S`` is the task score
 (Perf) of the model's prediction when it is given the task input and only the claims in ``S``,
-in a closed world (:func:`anachron.methods.supervised.closed_world_messages`, prediction only).
+in a closed world (:func:`anachron.methods.supervision.prompts.closed_world_messages`, prediction only).
 Shapley values ``phi_i`` of that game (exact for small ``n``, Leverage SHAP beyond, within a
 per-instance budget of model calls; the pure estimators of :mod:`anachron.metrics.shapley`) weight
 each claim's leakage indicator: Shapley-DCLR = sum |phi_i| l_i / sum |phi_i|; Top-K = share of the K
@@ -28,7 +28,7 @@ import pandas as pd
 from anachron.llm.client import LLMClient
 from anachron.llm.decode import decode_json
 from anachron.llm.types import ChatRequest
-from anachron.methods.supervised import closed_world_messages
+from anachron.methods.supervision.prompts import closed_world_messages
 from anachron.metrics.shapley import TOP_K, exact_shapley, shapley_dclr, shapley_values, top_k_leak
 from anachron.progress import track
 from anachron.tables import PHI_COLUMNS, SHAPLEY_COLUMNS

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from anachron.sources.dockets import normalize_docket
-from anachron.tasks.legal.dataset import case_name_key
+from anachron.tasks.legal.parties import case_name_key
 
 
 def legal_overlap_problems(instances: pd.DataFrame) -> list[str]:

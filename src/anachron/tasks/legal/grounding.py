@@ -19,7 +19,7 @@ import re
 from typing import Any, Mapping
 
 from anachron.dates import to_date
-from anachron.tasks.legal.dataset import case_name_key, case_parties, party_key
+from anachron.tasks.legal.parties import case_name_key, case_parties, party_key
 from anachron.verify.dates import find_periods
 from anachron.verify.features import HEDGE, STOP_WORDS
 from anachron.verify.layers.grounded import GroundedVerdict
@@ -239,7 +239,7 @@ def _case_names(
 
 def case_aliases(instance: Mapping[str, Any]) -> tuple[str, ...]:
     """The names a claim may give this case besides "X v. Y", normalised like
-    :func:`~anachron.tasks.legal.dataset.case_name_key` (lower case, no "Inc."/"Ltd."/"et al."):
+    :func:`~anachron.tasks.legal.parties.case_name_key` (lower case, no "Inc."/"Ltd."/"et al."):
     each side that is not a generic litigant (the United States, a state, an official); the
     first word of such a side of up to three words when distinctive ("masterpiece" for
     "Masterpiece Cakeshop, Ltd. v. Colorado Civil Rights Commission"); each party's own name,

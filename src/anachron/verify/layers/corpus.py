@@ -37,9 +37,9 @@ documents turned into claims are searched with their own document left out, and 
 the lowest at which at most 1% of them find a "supporting" document published more than a week
 from the real one.
 
-TimeSPEC's supervisor (:class:`anachron.methods.supervised.SearchSupervisor`) dates claims with
-the same support test (:meth:`CorpusLayer.supporting`, unfiltered search, earliest supporting
-document).
+TimeSPEC's supervisor (:class:`anachron.methods.supervision.supervisors.SearchSupervisor`) dates
+claims with the same support test (:meth:`CorpusLayer.supporting`, unfiltered search, earliest
+supporting document).
 """
 
 from __future__ import annotations
