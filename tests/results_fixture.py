@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from anachron.metrics.derived import derive_with
 from anachron.store.load import write_database
 from anachron.tables import SCHEMA
 
@@ -232,5 +233,5 @@ def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str,
         from anachron.report.registry import report_view_statements
 
         views = tuple(report_view_statements())
-    write_database(db, bootstrap={"n_resamples": 200, "seed": 0}, views=views, prices=prices, **kwargs)
+    write_database(db, derive=derive_with({"n_resamples": 200, "seed": 0}), views=views, prices=prices, **kwargs)
     return db

@@ -9,6 +9,7 @@ import json
 import pandas as pd
 import pytest
 
+from anachron.metrics.derived import derive_with
 from anachron.llm.client import CallLog
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec
 from anachron.store import SCHEMA, TABLES, connect_readonly
@@ -81,7 +82,7 @@ def test_computed_tables_follow_the_declaration(tmp_path):
     meta.write_text(json.dumps({"task": "stock", "method": "rag", "model": "m", "knowledge_cutoff": None, "n_instances": 1}))
     out = tmp_path / "results.duckdb"
     write_database(out, **{**EMPTY, "run_meta": [meta], "completions": [_parquet(tmp_path, "run", run)],
-                           "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]})
+                           "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]}, derive=derive_with())
     con = connect_readonly(out)
     for name in ("runs", "trace_scores", "metrics"):
         assert _describe(con, name) == list(SCHEMA[name].columns), name
@@ -158,7 +159,7 @@ def test_trace_scores_equal_those_of_the_whole_tables(tmp_path):
     calls, run = _trace_fixture(tmp_path)
     out = tmp_path / "results.duckdb"
     write_database(out, **{**EMPTY, "completions": [_parquet(tmp_path, "run", run)],
-                           "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]})
+                           "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]}, derive=derive_with())
     searched = run.merge(calls[["task", "method", "model"]].drop_duplicates(), on=["task", "method", "model"])
     want = trace_instance_scores(calls, run=searched)
     con = connect_readonly(out)
@@ -167,6 +168,23 @@ def test_trace_scores_equal_those_of_the_whole_tables(tmp_path):
     assert len(want) == 8 and set(want["method"]) == {"rag", "rag_unrestricted"}
     assert want["n_errors"].sum() == 1 and want["survivorship"].notna().any()
     pd.testing.assert_frame_equal(got, want, check_dtype=False)
+
+
+def test_the_store_computes_nothing_without_a_derive_hook(tmp_path):
+    calls, run = _trace_fixture(tmp_path)
+    out = tmp_path / "results.duckdb"
+    counts = write_database(out, **{**EMPTY, "completions": [_parquet(tmp_path, "run", run)],
+                                    "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]})
+    assert counts["tool_calls"] == len(calls) and counts["trace_scores"] == 0 and counts["metrics"] == 0
+    seen = []
+
+    def derive(read):
+        seen.append(sorted(read("completions", ["method"], runs_of="tool_calls")["method"].unique()))
+        return [("metrics", pd.DataFrame([{"task": "stock", "method": "rag", "model": "fake", "metric": "x", "value": 1.0}]))]
+
+    counts = write_database(out, **{**EMPTY, "completions": [_parquet(tmp_path, "run", run)],
+                                    "tool_calls": [_parquet(tmp_path, "tool_calls", calls)]}, derive=derive)
+    assert seen == [["rag", "rag_unrestricted"]] and counts["metrics"] == 1
 
 
 def test_tables_larger_than_the_memory_limit_load_whole(tmp_path):

@@ -4,6 +4,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from anachron.metrics.derived import derive_with
 from anachron.cli import main
 from anachron.report.render import format_main, main_table
 from anachron.store import TABLES
@@ -31,7 +32,7 @@ def db(tmp_path):
     out = tmp_path / "results.duckdb"
     counts = write_database(out, instances=[paths["instances"]], run_meta=[meta], completions=[paths["runs"]],
                             llm_calls=[paths["calls"]], claims=[paths["claims"]],
-                            instance_scores=[paths["scores"]], bootstrap={"n_resamples": 200})
+                            instance_scores=[paths["scores"]], derive=derive_with({"n_resamples": 200}))
     assert counts["instances"] == 3 and counts["metrics"] == 8
     return out
 
@@ -61,7 +62,7 @@ def test_instance_scores_written_before_strict_olr_still_load(tmp_path):
     old.to_parquet(tmp_path / "scores.parquet")
     out = tmp_path / "results.duckdb"
     write_database(out, instances=[], run_meta=[], completions=[], llm_calls=[], claims=[],
-                   instance_scores=[tmp_path / "scores.parquet"], bootstrap={"n_resamples": 50})
+                   instance_scores=[tmp_path / "scores.parquet"], derive=derive_with({"n_resamples": 50}))
     con = duckdb.connect(str(out), read_only=True)
     got = dict(con.execute("SELECT metric, n FROM metrics").fetchall())
     table = format_main(main_table(con))
@@ -118,7 +119,7 @@ def test_summary_lists_flagged_tool_calls_and_trace_metrics_load(tmp_path, capsy
     out = tmp_path / "results.duckdb"
     write_database(out, instances=[], run_meta=[], completions=[tmp_path / "runs.parquet"], llm_calls=[], claims=[],
                    instance_scores=[tmp_path / "scores.parquet"], tool_calls=[tmp_path / "calls.parquet"],
-                   bootstrap={"n_resamples": 50})
+                   derive=derive_with({"n_resamples": 50}))
     con = duckdb.connect(str(out), read_only=True)
     metrics = {m: (v, n) for m, v, n in con.execute("SELECT metric, value, n FROM metrics").fetchall()}
     reasons = dict(con.execute("SELECT instance_id, flag_reason FROM tool_calls").fetchall())

@@ -1,6 +1,7 @@
 """Glue for rule load_results: build results/results.duckdb (atomically), with the report views."""
 
 from anachron.logs import log_to
+from anachron.metrics.derived import derive_with
 from anachron.report.registry import report_view_statements
 from anachron.store.load import write_database
 
@@ -21,7 +22,7 @@ with log_to(sm.log[0]) as log:
         calibration=[sm.input.calibration],
         planted=[sm.input.planted],
         training_log=list(sm.input.training_log),
-        bootstrap=dict(sm.params.bootstrap),
+        derive=derive_with(dict(sm.params.bootstrap)),
         views=report_view_statements(),
         prices={name: tuple(price) for name, price in dict(sm.params.prices).items()},
     )

@@ -8,8 +8,9 @@ Every table is first created from its declaration in :mod:`anachron.tables`; Duc
 then reads each table's Parquet files itself (``read_parquet([...], union_by_name=true)``,
 files in the order given, rows in file order) and casts every column to its declared type.
 A column that no file has is NULL; a column that the schema does not declare is an error.
-The computed tables (``runs`` from the run metadata JSON, ``trace_scores`` and ``metrics``)
-go through the same declared columns.
+The computed tables (``runs`` from the run metadata JSON; ``trace_scores`` and ``metrics`` from
+the ``derive`` hook, :func:`anachron.metrics.derived.derived_tables` in the workflow) go through
+the same declared columns; the store itself computes nothing.
 
 Memory: no input table passes through pandas whole. DuckDB streams the Parquet files into the
 database under a memory limit (:data:`MEMORY_LIMIT`, beyond which it writes to disk), and the
@@ -24,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import duckdb
 import pandas as pd
@@ -32,9 +33,6 @@ import pyarrow.parquet as pq
 
 from anachron.cost import TOKENS_PER_PRICE
 from anachron.io import atomic_path
-from anachron.metrics.core import aggregate
-from anachron.metrics.shapley import aggregate_shapley
-from anachron.metrics.traces import aggregate_traces, trace_instance_scores
 from anachron.tables import MAIN_TABLE_VIEW, SCHEMA, TABLES
 
 Paths = Sequence[str | os.PathLike[str]]
@@ -43,14 +41,8 @@ Paths = Sequence[str | os.PathLike[str]]
 #: the machine's memory (the 125,000 completions of the 1,000,000-claim benchmark alone took
 #: ~1.1 GB); with it, a large insert writes its finished row groups to the file instead.
 MEMORY_LIMIT = "1GB"
-#: The ``tool_calls`` columns the trace metrics read (:func:`anachron.metrics.traces.call_flags`):
-#: only these leave DuckDB, the long text columns (``query``, ``flag_reason``) stay in it.
-TRACE_INPUT_COLUMNS = (
-    "task", "method", "model", "instance_id", "returned", "after_cutoff", "invalid_entities",
-    "restatements", "query_intent_after_cutoff", "error", "entity_docs",
-)
-#: The ``completions`` columns the trace metrics read (each instance's split; instances without a call).
-TRACE_RUN_COLUMNS = ("task", "method", "model", "instance_id", "split")
+#: ``derive(read) -> [(table, rows), ...]``: the computed tables, given a reader of the loaded ones.
+Derive = Callable[[Callable[..., pd.DataFrame]], Iterable[tuple[str, pd.DataFrame]]]
 
 
 def read_run_meta(paths: Paths) -> pd.DataFrame:
@@ -133,6 +125,20 @@ def set_call_costs(con: duckdb.DuckDBPyConnection, prices: Mapping[str, tuple[fl
     con.execute("DROP TABLE _prices")
 
 
+def _reader(con: duckdb.DuckDBPyConnection) -> Callable[..., pd.DataFrame]:
+    """``read(table, columns=None, runs_of=None)``: rows of a loaded table as a DataFrame."""
+
+    def read(table: str, columns: Sequence[str] | None = None, *, runs_of: str | None = None) -> pd.DataFrame:
+        if table not in SCHEMA or (runs_of is not None and runs_of not in SCHEMA):
+            raise ValueError(f"unknown table {table!r} or {runs_of!r}")
+        sql = f"SELECT {_columns(columns) if columns else '*'} FROM {table}"
+        if runs_of is not None:
+            sql += f" WHERE (task, method, model) IN (SELECT DISTINCT task, method, model FROM {runs_of})"
+        return con.execute(sql).df()
+
+    return read
+
+
 def write_database(
     path: str | os.PathLike[str],
     *,
@@ -148,7 +154,7 @@ def write_database(
     calibration: Paths = (),
     planted: Paths = (),
     training_log: Paths = (),
-    bootstrap: dict | None = None,
+    derive: Derive | None = None,
     prices: Mapping[str, tuple[float, float]] | None = None,
     memory_limit: str = MEMORY_LIMIT,
     views: Sequence[str] = (),
@@ -163,7 +169,12 @@ def write_database(
         calibration, planted: Parquet files of the calibrate_verifier rule.
         training_log: Parquet logs of the train_tempo rule (one per model and task).
         run_meta: run metadata JSON files (one per task/method/model).
-        bootstrap: ``{"n_resamples", "confidence", "seed"}`` for the metric CIs.
+        derive: computes the derived tables once every input is loaded: called with a reader
+            ``read(table, columns=None, runs_of=None) -> DataFrame`` (only ``columns``; with
+            ``runs_of``, only the runs (task, method, model) that table has), it returns
+            ``(table, rows)`` pairs, appended in order (the workflow passes
+            :func:`anachron.metrics.derived.derive_with`); None: ``metrics`` and
+            ``trace_scores`` stay empty.
         prices: model key -> ``(USD per million input tokens, USD per million output tokens)``
             (:func:`anachron.cost.model_prices` of the config): each call's ``cost_usd``
             (:func:`set_call_costs`); None or a model left out: NULL.
@@ -181,7 +192,6 @@ def write_database(
         ValueError: an input has a column its table does not declare.
         duckdb.Error: a statement of ``views`` fails (no database is written then).
     """
-    boot = bootstrap or {}
     files = {
         "instances": instances,
         "llm_calls": llm_calls,
@@ -205,17 +215,8 @@ def write_database(
                 load_parquet(con, name, paths)
             set_call_costs(con, prices or {})
             load_frame(con, "runs", read_run_meta(run_meta))
-            load_frame(con, "metrics", aggregate(con.table("instance_scores").df(), **boot))
-            calls = con.execute(f"SELECT {_columns(TRACE_INPUT_COLUMNS)} FROM tool_calls").df()
-            if len(calls):
-                searched = con.execute(
-                    f"SELECT {_columns(TRACE_RUN_COLUMNS)} FROM completions "
-                    "WHERE (task, method, model) IN (SELECT DISTINCT task, method, model FROM tool_calls)"
-                ).df()
-                traces = trace_instance_scores(calls, run=searched)
-                load_frame(con, "trace_scores", traces)
-                load_frame(con, "metrics", aggregate_traces(traces, **boot))
-            load_frame(con, "metrics", aggregate_shapley(con.table("shapley").df(), **boot))
+            for table, rows in (derive(_reader(con)) if derive is not None else ()):
+                load_frame(con, table, rows)
             con.execute(MAIN_TABLE_VIEW)
             for statement in views:
                 con.execute(statement)
