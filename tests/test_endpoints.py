@@ -25,9 +25,10 @@ from anachron.llm.endpoints import (
 from anachron.llm.providers import MockProvider, OpenAICompatProvider
 from anachron.llm.providers.openai import CircuitBreaker
 from anachron.llm.slots import EndpointGate, gate_for, shared_endpoint_gates
+from anachron.llm.testserver import TestServer
 from anachron.llm.types import ChatRequest, ModelSpec
 
-from endpoint_fixtures import StubEndpoint, closed_port_url
+from endpoint_fixtures import closed_port_url
 
 ENV, KEY_ENV = "TEST_EP_BASE_URL", "TEST_EP_API_KEY"
 KEY = "sk-test-" + "k" * 24
@@ -185,15 +186,17 @@ def test_probe_reports_a_rejected_key(status):
         check_endpoints([spec()], session=FakeSession(status), environ=ENVIRON)
 
 
-def test_probe_of_a_closed_port_and_of_a_live_stub(monkeypatch):
+def test_probe_of_a_closed_port_and_of_a_live_server(monkeypatch):
     environ = {ENV: closed_port_url(), KEY_ENV: KEY}
     t0 = time.monotonic()
     with pytest.raises(EndpointError, match="no answer \\(ConnectionError\\)"):
         check_endpoints([spec()], environ=environ, pause_s=0.0)
     assert time.monotonic() - t0 < 5
-    with StubEndpoint() as stub:
-        notes = check_endpoints([spec()], environ={ENV: stub.url, KEY_ENV: KEY})
-    assert "HTTP 200" in notes[0] and stub.auth == [f"Bearer {KEY}"]
+    with TestServer(api_key=KEY) as srv:  # any other key, or none, would get a 401
+        notes = check_endpoints([spec()], environ={ENV: srv.base_url, KEY_ENV: KEY})
+        stats = srv.stats()
+    assert "HTTP 200" in notes[0]
+    assert (stats["models"], stats["unauthorized"], stats["requests"]) == (1, 0, 0)  # one GET, with the key
 
 
 # --------------------------------------------------------------------------- attempts
@@ -214,17 +217,13 @@ def test_attempts_count_retries_and_are_zero_for_cache_hits(tmp_path):
 
 
 def test_openai_attempts_count_every_request_sent(monkeypatch):
-    calls = []
-
-    def fail_first(body):
-        calls.append(body)
-        return 500 if len(calls) == 1 else None
-
-    with StubEndpoint(fail=fail_first) as stub:
-        monkeypatch.setenv(ENV, stub.url)
+    with TestServer(statuses=[500]) as srv:  # the first attempt fails
+        monkeypatch.setenv(ENV, srv.base_url)
         monkeypatch.setenv(KEY_ENV, KEY)
         res = asyncio.run(OpenAICompatProvider(spec()).complete(req(0)))
-    assert res.error is None and res.attempts == 2 and len(stub.requests) == 2
+        stats = srv.stats()
+    assert res.error is None and res.attempts == 2 and stats["requests"] == 2
+    assert (stats["injected"], stats["ok"]) == (1, 1)
 
 
 # --------------------------------------------------------------------------- circuit breaker
@@ -260,11 +259,12 @@ def test_dead_endpoint_trips_the_breaker_and_later_calls_are_not_sent(monkeypatc
 
 
 def test_errors_with_an_answer_do_not_trip_the_breaker(monkeypatch):
-    with StubEndpoint(fail=lambda body: 400) as stub:
-        monkeypatch.setenv(ENV, stub.url)
+    with TestServer(status_for=lambda body: 400) as srv:
+        monkeypatch.setenv(ENV, srv.base_url)
         monkeypatch.setenv(KEY_ENV, KEY)
         s = spec(concurrency=1, max_retries=0)
         provider = OpenAICompatProvider(s)
         results = LLMClient(s, None, CallLog(), provider=provider).complete_many([req(i) for i in range(5)], progress=False)
+        sent = srv.stats()["requests"]
     assert all(r.error and r.attempts == 1 for r in results)
-    assert not provider.breaker.is_open and len(stub.requests) == 5
+    assert not provider.breaker.is_open and sent == 5

@@ -13,12 +13,13 @@ import pytest
 from anachron.errors import EndpointError
 from anachron.llm.client import LLMClient
 from anachron.llm.providers import MockProvider
+from anachron.llm.testserver import TestServer
 from anachron.llm.types import ChatResult, ModelSpec
 from anachron.methods import runner
 from anachron.store.load import read_run_meta
 from anachron.tables import RUN_META_COLUMNS
 
-from endpoint_fixtures import StubEndpoint, closed_port_url, forecast_instances
+from endpoint_fixtures import closed_port_url, forecast_instances
 
 ENV, KEY_ENV = "TEST_RUN_BASE_URL", "TEST_RUN_API_KEY"
 MOCK = {"model": "mock/scripted", "knowledge_cutoff": "2022-01-01", "params": {"temperature": 0}}
@@ -89,25 +90,25 @@ def test_failures_above_the_threshold_fail_the_run_and_a_rerun_continues(monkeyp
 def test_an_endpoint_that_dies_mid_run_fails_the_job_fast_and_a_rerun_sends_only_the_rest(monkeypatch, tmp_path):
     monkeypatch.setenv(KEY_ENV, "placeholder")
     instances = forecast_instances(30)
-    with StubEndpoint(latency_s=0.02, stop_after=8) as stub:
+    with TestServer(latency_s=0.02, stop_after=8) as srv:  # closes its port after 8 answers
         # credentials in the URL never reach the message
-        monkeypatch.setenv(ENV, stub.url.replace("http://", "http://user:hunter2@"))
+        monkeypatch.setenv(ENV, srv.base_url.replace("http://", "http://user:hunter2@"))
         t0 = time.monotonic()
         with pytest.raises(EndpointError) as err:
             run(instances, openai_model(), tmp_path)
         elapsed = time.monotonic() - t0
-    answered = stub.answered
+    answered = srv.stats()["ok"]
     msg = str(err.value)
-    port = stub.url.split(":")[2].split("/")[0]
+    port = srv.port
     assert elapsed < 20 and 8 <= answered < 30
     assert f"endpoint {ENV} (http://127.0.0.1:{port})" in msg and "EndpointDown" in msg
     assert "hunter2" not in msg and "user" not in msg
     assert f"of {30} uncached LLM calls failed" in msg
     # the endpoint is back (elsewhere): the re-run sends exactly the calls that are missing
-    with StubEndpoint() as back:
-        monkeypatch.setenv(ENV, back.url)
+    with TestServer() as back:
+        monkeypatch.setenv(ENV, back.base_url)
         _, calls, _, meta = run(instances, openai_model(), tmp_path)
-    assert len(back.requests) == 30 - answered == meta["n_uncached_calls"]
+    assert back.stats()["requests"] == 30 - answered == meta["n_uncached_calls"]
     assert meta["n_failed_calls"] == 0 and meta["endpoint"] == ENV
 
 
@@ -125,17 +126,18 @@ def test_endpoint_limits_cap_concurrency_and_rate_inside_the_job(monkeypatch, tm
     bucket = tmp_path / runner.LIMITS_DIR / ENV / "rate.json"
     bucket.parent.mkdir(parents=True)
     bucket.write_text(json.dumps({"tokens": 0.0, "t": time.time()}))  # another job just spent the minute's burst
-    with StubEndpoint(latency_s=0.05) as stub:
-        monkeypatch.setenv(ENV, stub.url)
+    with TestServer(latency_s=0.05) as srv:
+        monkeypatch.setenv(ENV, srv.base_url)
         _, _, _, meta = run(
             forecast_instances(12), openai_model(concurrency=8), tmp_path,
             endpoints={ENV: {"concurrency": 2, "requests_per_minute": 600}},
         )
     assert meta["n_uncached_calls"] == 12
-    assert stub.max_in_flight <= 2  # the endpoint's slots, not the model's 8
+    assert srv.max_in_flight() <= 2  # the endpoint's slots, not the model's 8
     # 600 / min: one start every 0.1 s (the first connection's set-up may delay its arrival, so
     # count arrivals per window rather than single gaps)
-    starts = stub.starts
+    starts = srv.arrivals()
+    assert len(starts) == 12
     assert starts[-1] - starts[0] >= 0.95
     assert max(sum(1 for t in starts if s <= t < s + 0.35) for s in starts) <= 5
     assert sorted(p.name for p in bucket.parent.iterdir()) == ["rate.json", "slot-0.lock", "slot-1.lock"]

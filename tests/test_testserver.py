@@ -1,5 +1,6 @@
 """The loopback test server at the HTTP level (plain ``http.client`` requests): each fault kind,
-answers that do not depend on faults, authentication, ``/models``, a prompt stop, concurrency
+answers that do not depend on faults, injected statuses, a server that stops after some answers,
+its records (arrivals, calls in flight), authentication, ``/models``, a prompt stop, concurrency
 and the command line."""
 
 from __future__ import annotations
@@ -244,6 +245,116 @@ def test_latency_and_token_rate():
     assert 0.3 <= elapsed < 1.0
 
 
+# ---------------------------------------------------------------------------- injected statuses, a dying server
+
+
+def test_scripted_statuses_fail_the_first_attempts_in_order():
+    with pytest.raises(ValueError, match="200 or an HTTP error status"):
+        TestServer(statuses=[302])
+    with pytest.raises(ValueError, match="stop_after"):
+        TestServer(stop_after=0)
+    with TestServer(statuses=[500, 429, 200, 404], faults=FaultRates(retry_after_s=0.75)) as srv:
+        got = [post(srv, body(f"q{i}")) for i in range(5)]
+        stats = srv.stats()
+    assert [status for status, _, _ in got] == [500, 429, 200, 404, 200]
+    assert json.loads(got[0][2])["error"]["type"] == "server_error"
+    assert got[1][1]["retry-after"] == "0.75" and got[1][1]["retry-after-ms"] == "750"
+    assert json.loads(got[1][2])["error"]["code"] == "rate_limit_exceeded"
+    assert json.loads(got[3][2])["error"]["type"] == "invalid_request_error"
+    assert json.loads(got[4][2])["choices"][0]["message"]["content"] == expected_answer()
+    counts = ("requests", "injected", "ok", "rate_limit", "server_error")
+    assert [stats[k] for k in counts] == [5, 3, 2, 0, 0]
+
+
+def test_status_for_fails_chosen_requests_and_is_read_per_request():
+    seen: list[str] = []
+
+    def status_for(b: dict) -> int | None:
+        seen.append(b["model"])
+        return 503 if b["model"] == "bad" else None
+
+    with TestServer(status_for=status_for, statuses=[400]) as srv:
+        scripted = post(srv, body(model="bad"))[0]  # the script comes first: status_for is not asked
+        bad, good = post(srv, body(model="bad")), post(srv, body(model="good"))
+        srv.status_for = None
+        healed = post(srv, body(model="bad"))[0]
+        stats = srv.stats()
+    assert scripted == 400 and seen == ["bad", "good"]
+    assert bad[0] == 503 and json.loads(bad[2])["error"]["type"] == "server_error"
+    assert good[0] == 200 and healed == 200
+    assert (stats["injected"], stats["ok"]) == (2, 2)
+    assert srv.models() == ["bad", "good"]  # failed attempts name their model too
+
+
+def test_injected_statuses_do_not_shift_the_fault_draws():
+    rates = FaultRates(server_error=0.5)
+    with TestServer(faults=rates, seed=4) as plain:
+        clean = [post(plain, body())[0] for _ in range(8)]
+    with TestServer(faults=rates, seed=4, statuses=[429, 429]) as scripted:
+        shifted = [post(scripted, body())[0] for _ in range(10)]
+    assert set(clean) == {200, 500}  # the seed draws both
+    assert shifted == [429, 429] + clean
+
+
+def test_stop_after_closes_the_port_after_that_many_answers():
+    with TestServer(stop_after=2, statuses=[500]) as srv:
+        first = [post(srv, body(f"q{i}"))[0] for i in range(3)]  # the 500 is not an answer
+        deadline = time.time() + 2
+        while srv._httpd is not None and time.time() < deadline:
+            time.sleep(0.02)
+        assert srv.stopped and srv._httpd is None
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", srv.port), timeout=1).close()
+    assert first == [500, 200, 200] and srv.stats()["ok"] == 2
+
+
+def test_stop_after_drops_the_requests_in_flight_and_sends_no_more_answers():
+    results: list[object] = []
+
+    def call(i: int) -> None:
+        try:
+            results.append(post(srv, body(f"q{i}"), timeout=10)[0])
+        except OSError as exc:  # the connection ended without an answer
+            results.append(type(exc).__name__)
+
+    with TestServer(latency_s=0.3, stop_after=3) as srv:
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=10)
+        stats = srv.stats()
+    assert not any(t.is_alive() for t in threads) and len(results) == 8
+    assert results.count(200) == stats["ok"] == 3
+    assert all(isinstance(r, str) for r in results if r != 200)  # the others: no answer at all
+
+
+def test_arrivals_and_max_in_flight():
+    with TestServer(faults=FaultRates(hang=1.0)) as srv:
+        def hung(i: int) -> None:
+            try:
+                post(srv, body(f"h{i}"), timeout=30)
+            except OSError:  # the stop at the end closes the connection
+                pass
+
+        threads = [threading.Thread(target=hung, args=(i,)) for i in range(4)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        deadline = time.time() + 5
+        while srv.stats()["hang"] < 4 and time.time() < deadline:
+            time.sleep(0.01)
+        assert srv.max_in_flight() == 4  # all four held at once
+        arrivals = srv.arrivals()
+    for t in threads:
+        t.join(timeout=5)
+    assert len(arrivals) == 4 and arrivals == sorted(arrivals) and t0 <= arrivals[0] <= arrivals[-1] <= time.monotonic()
+    with TestServer() as srv:
+        for i in range(3):
+            post(srv, body(f"q{i}"))
+        assert srv.max_in_flight() == 1 and len(srv.arrivals()) == srv.stats()["requests"] == 3
+
+
 # ---------------------------------------------------------------------------- auth, models, paths
 
 
@@ -320,7 +431,8 @@ def test_64_concurrent_keep_alive_connections():
 
 def test_help_explains_every_option():
     text = build_parser().format_help()
-    for option in ("--port", "--latency", "--tokens-per-s", "--api-key", "--seed", "--retry-after"):
+    for option in ("--port", "--latency", "--tokens-per-s", "--api-key", "--seed", "--retry-after", "--statuses",
+                   "--stop-after"):
         assert option in text
     for kind in FAULT_KINDS:
         assert "--" + kind.replace("_", "-") in text
@@ -354,3 +466,24 @@ def test_command_line_rejects_rates_over_one():
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     assert proc.returncode == 2 and "sum to 1.2" in proc.stderr
+
+
+def test_command_line_statuses_and_stop_after():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "anachron.llm.testserver", "--port", "0", "--statuses", "503,200", "--stop-after", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        base_url = proc.stdout.readline().strip()
+        srv = TestServer(port=int(base_url.rsplit(":", 1)[1].split("/")[0]))  # only for post()'s port
+        got = [post(srv, body(f"q{i}"))[0] for i in range(3)]
+        out, err = proc.communicate(timeout=10)  # it exits by itself after its second answer
+    finally:
+        proc.kill()
+    assert got == [503, 200, 200] and proc.returncode == 0, err
+    stats = json.loads(out.strip().splitlines()[-1])
+    assert (stats["requests"], stats["injected"], stats["ok"]) == (3, 1, 2)
+    bad = subprocess.run([sys.executable, "-m", "anachron.llm.testserver", "--statuses", "500,302"],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert bad.returncode == 2 and "400-599" in bad.stderr

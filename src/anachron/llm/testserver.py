@@ -19,6 +19,37 @@ Endpoints (under any path prefix; the usual base URL is ``http://127.0.0.1:<port
 With ``api_key`` set, a request without ``Authorization: Bearer <api_key>`` gets a 401.
 Errors have the OpenAI body ``{"error": {"message", "type", "param", "code"}}``.
 
+Knobs (arguments of :class:`TestServer`; its command-line option in brackets). The defaults serve
+every request its answer at once, with no fault:
+
+* ``latency_s`` (``--latency``): seconds every attempt waits before its response;
+* ``tokens_per_s`` (``--tokens-per-s``): completion tokens (words) per second added to an answer's wait;
+* ``faults`` (``--rate-limit``, ``--server-error``, ``--hang``, ``--malformed``, ``--truncated``,
+  ``--reset``, ``--retry-after``): probabilities of each fault kind per attempt (below) and the
+  seconds a 429's ``Retry-After`` asks for;
+* ``seed`` (``--seed``): seed of the fault draws;
+* ``api_key`` (``--api-key``): the bearer token every request must carry (401 otherwise);
+* ``statuses`` (``--statuses``): HTTP status codes of the first chat attempts, in arrival order,
+  one per attempt: 400-599 fails that attempt with the status, 200 serves it as usual; e.g.
+  ``[500]`` fails the first attempt only;
+* ``status_for`` (Python only): ``body -> status or None``, called with the JSON body of every chat
+  attempt the script of ``statuses`` no longer covers; a status 400-599 fails that attempt with it
+  (e.g. fail one model's calls, or every call with a 400), ``None`` or 200 serves it as usual;
+* ``stop_after`` (``--stop-after``): a number of whole answers after which the server stops (closes
+  its port and drops the requests in flight, without a response), like an endpoint that dies
+  mid-run; the command line then exits;
+* ``host``, ``port`` (``--host``, ``--port``): where to listen (port 0: a free one).
+
+Order of a chat attempt: a 401 without the key, a 400 for a body that is not a chat request, then
+an injected status (``statuses``, then ``status_for``), then a fault draw, else the answer. An
+injected status waits ``latency_s``; a 429 carries the ``Retry-After`` headers of a rate-limit
+fault, a 5xx the body of a server error. An attempt failed by an injected status draws no fault,
+so the faults a request meets do not depend on the injected statuses.
+
+Records, for tests: :meth:`TestServer.stats` (counts by outcome), :meth:`TestServer.arrivals`
+(the arrival time of every chat attempt) and :meth:`TestServer.max_in_flight` (the most chat
+attempts handled at once).
+
 Faults (:class:`FaultRates`) are drawn once per chat attempt. The draw depends on the seed, the
 request body and how many times that same body was received before, not on the order of
 distinct requests, so a fault-injected run is reproducible at any concurrency. Kinds:
@@ -33,13 +64,16 @@ distinct requests, so a fault-injected run is reproducible at any concurrency. K
 * ``reset``: the connection is closed abortively (TCP RST, ``SO_LINGER`` 0) with no response.
 
 Timing of an attempt: answers (whole, truncated or malformed) take ``latency_s`` plus
-``completion_tokens / tokens_per_s`` seconds; 429, 500 and resets take ``latency_s``.
+``completion_tokens / tokens_per_s`` seconds; 429, 500, injected statuses and resets take ``latency_s``.
 
-Command line (serves until Ctrl-C, prints the base URL on start and the counts on exit)::
+Command line (serves until Ctrl-C, SIGTERM or ``--stop-after``; prints the base URL on start and
+the counts of :meth:`TestServer.stats` as JSON on exit)::
 
     python -m anachron.llm.testserver --port 8000 --latency 0.5 --tokens-per-s 200 \\
         --rate-limit 0.1 --server-error 0.1 --hang 0.05 --malformed 0.05 --truncated 0.05 \\
         --reset 0.05 --api-key "$ANACHRON_API_KEY" --seed 0
+
+    python -m anachron.llm.testserver --port 8000 --statuses 500,429,200,503 --stop-after 100
 """
 
 from __future__ import annotations
@@ -56,9 +90,9 @@ import struct
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -71,7 +105,7 @@ log = logging.getLogger(__name__)
 #: The fault kinds of :class:`FaultRates`, in the order their probabilities are stacked for a draw.
 FAULT_KINDS = ("rate_limit", "server_error", "hang", "malformed", "truncated", "reset")
 #: Counts of :meth:`TestServer.stats` besides ``requests``, ``ok`` and the fault kinds.
-_OTHER_COUNTS = ("unauthorized", "bad_request", "models", "connections")
+_OTHER_COUNTS = ("unauthorized", "bad_request", "injected", "models", "connections")
 #: The model id ``GET /models`` lists before any chat request named one.
 DEFAULT_MODEL = "test-model"
 #: How often (seconds) a hung request checks whether its client gave up.
@@ -143,6 +177,18 @@ class _HTTPServer(ThreadingHTTPServer):
             log.exception("test server: error handling a request from %s", client_address)
 
 
+#: HTTP statuses an injected status may be: 200 (served as usual) or an error status.
+_INJECTABLE = range(400, 600)
+#: Type of :class:`TestServer`'s ``status_for``: a chat body to an HTTP status, or ``None`` (no injected status).
+StatusFor = Callable[[dict[str, Any]], int | None]
+
+
+def _check_status(status: int) -> int:
+    if isinstance(status, bool) or not isinstance(status, int) or (status != 200 and status not in _INJECTABLE):
+        raise ValueError(f"an injected status must be 200 or an HTTP error status 400-599, got {status!r}")
+    return status
+
+
 class TestServer:
     """The loopback OpenAI-compatible server (module docstring), run in a background thread.
 
@@ -153,15 +199,25 @@ class TestServer:
         faults: the fault probabilities per attempt.
         seed: seed of the fault draws.
         api_key: the bearer token every request must carry; ``None`` accepts any request.
+        statuses: HTTP statuses of the first chat attempts in arrival order, one per attempt, each
+            200 (served as usual) or 400-599 (that attempt fails with it); then ``status_for``.
+        status_for: called with the JSON body of every chat attempt ``statuses`` no longer covers;
+            a status other than 200 (400-599) fails that attempt with it, ``None`` or 200 serves it
+            as usual. Called concurrently from the handler threads; an exception it raises, or a
+            status outside 200 and 400-599, drops the connection without a response (and is logged).
+        stop_after: stop serving (close the port, drop the requests in flight) once this many whole
+            answers (``stats()["ok"]``) have been sent since :meth:`start`; ``None``: never. At most
+            this many whole answers go out.
         host, port: where to listen; port 0 picks a free port.
 
     Use as ``with TestServer(...) as srv: ... srv.base_url ...``, or :meth:`start` / :meth:`stop`.
     Serves many concurrent keep-alive connections (one daemon thread each). ``latency_s``,
-    ``tokens_per_s``, ``faults`` and ``api_key`` are read per request, so a test may change them
-    while serving (e.g. slow calls, then fast ones).
+    ``tokens_per_s``, ``faults``, ``api_key`` and ``status_for`` are read per request, so a test may
+    change them while serving (e.g. slow calls, then fast ones).
 
     Raises:
-        ValueError: a negative ``latency_s`` or a ``tokens_per_s`` that is not positive.
+        ValueError: a negative ``latency_s``, a ``tokens_per_s`` that is not positive, a status in
+            ``statuses`` that is neither 200 nor 400-599, or a ``stop_after`` below 1.
     """
 
     __test__ = False  # not a pytest test class
@@ -174,6 +230,9 @@ class TestServer:
         faults: FaultRates = FaultRates(),
         seed: int = 0,
         api_key: str | None = None,
+        statuses: Sequence[int] = (),
+        status_for: StatusFor | None = None,
+        stop_after: int | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -181,20 +240,31 @@ class TestServer:
             raise ValueError(f"latency_s must be >= 0, got {latency_s}")
         if tokens_per_s is not None and tokens_per_s <= 0:
             raise ValueError(f"tokens_per_s must be > 0 or None, got {tokens_per_s}")
+        if stop_after is not None and stop_after < 1:
+            raise ValueError(f"stop_after must be >= 1 or None, got {stop_after}")
         self.latency_s = latency_s
         self.tokens_per_s = tokens_per_s
         self.faults = faults
         self.seed = seed
         self.api_key = api_key
+        self.status_for = status_for
+        self.stop_after = stop_after
         self.host = host
         self.port = port
         self.base_url = ""
+        self._script: deque[int] = deque(_check_status(s) for s in statuses)
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._stop_lock = threading.Lock()  # one stop() at a time (a test's and stop_after's)
         self._stats: Counter[str] = Counter({k: 0 for k in ("requests", "ok", *FAULT_KINDS, *_OTHER_COUNTS)})
         self._seen: Counter[str] = Counter()  # attempts per request body
         self._models: dict[str, None] = {}
         self._connections: set[socket.socket] = set()
+        self._arrivals: list[float] = []
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._granted = 0  # whole answers allowed out since start (stop_after)
+        self._sending = 0  # of those, being written now
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -209,6 +279,8 @@ class TestServer:
         if self._httpd is not None:
             raise RuntimeError("the test server is already running")
         self._stop.clear()
+        with self._lock:
+            self._granted = self._sending = 0
         httpd = _HTTPServer((self.host, self.port), _handler_for(self))
         self._httpd = httpd
         self.port = httpd.server_address[1]
@@ -222,23 +294,31 @@ class TestServer:
         """Stop serving: hung and waiting requests are released, open connections closed.
 
         Returns within about 0.1 s whatever the requests in flight; a no-op when not running.
+        Thread-safe: a second caller waits for the first one's stop to end. :attr:`base_url`,
+        :attr:`port` and the records (:meth:`stats`, ...) stay readable after a stop.
         """
-        httpd = self._httpd
-        if httpd is None:
-            return
-        self._stop.set()
-        httpd.shutdown()
-        with self._lock:
-            conns = list(self._connections)
-        for conn in conns:  # wakes handlers blocked reading an idle keep-alive connection
-            try:
-                conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=1.0)
-        self._httpd = self._thread = None
+        with self._stop_lock:
+            httpd = self._httpd
+            if httpd is None:
+                return
+            self._stop.set()
+            httpd.shutdown()
+            with self._lock:
+                conns = list(self._connections)
+            for conn in conns:  # wakes handlers blocked reading an idle keep-alive connection
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            httpd.server_close()
+            if self._thread is not None:
+                self._thread.join(timeout=1.0)
+            self._httpd = self._thread = None
+
+    @property
+    def stopped(self) -> bool:
+        """True once the server stops or has begun to (:meth:`stop`, or ``stop_after`` reached)."""
+        return self._stop.is_set()
 
     def __enter__(self) -> "TestServer":
         return self.start()
@@ -246,14 +326,35 @@ class TestServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    # ------------------------------------------------------------------ records
+
     def stats(self) -> dict[str, int]:
         """Counts so far: ``requests`` (chat-completion requests received, every attempt), ``ok``
         (whole answers sent), one per fault kind (:data:`FAULT_KINDS`), ``unauthorized`` (401s of chat
-        and model requests), ``bad_request`` (400s), ``models`` (``GET /models`` answered) and
+        and model requests), ``bad_request`` (400s of invalid bodies), ``injected`` (attempts failed by
+        an injected status: ``statuses`` or ``status_for``), ``models`` (``GET /models`` answered) and
         ``connections`` (TCP connections accepted: far fewer than requests when clients keep them alive).
         Thread-safe."""
         with self._lock:
             return dict(self._stats)
+
+    def arrivals(self) -> list[float]:
+        """The arrival time of every chat-completion attempt so far (``time.monotonic()`` seconds, taken
+        once its body is read), in arrival order: one per ``stats()["requests"]``. Thread-safe."""
+        with self._lock:
+            return list(self._arrivals)
+
+    def max_in_flight(self) -> int:
+        """The most chat-completion attempts handled at once so far, each from its arrival (as in
+        :meth:`arrivals`) until its response starts to be written or it is dropped: a client that
+        waits for each answer before the next request never has two in flight. Thread-safe."""
+        with self._lock:
+            return self._max_in_flight
+
+    def models(self) -> list[str]:
+        """Model ids seen in chat requests, in first-seen order (``[DEFAULT_MODEL]`` before any)."""
+        with self._lock:
+            return list(self._models) or [DEFAULT_MODEL]
 
     # ------------------------------------------------------------------ helpers for the handler
 
@@ -265,21 +366,70 @@ class TestServer:
         with self._lock:
             (self._connections.add if add else self._connections.discard)(conn)
 
+    def _arrive(self) -> None:
+        """A chat attempt arrived: count it, note the time, one more in flight."""
+        with self._lock:
+            self._stats["requests"] += 1
+            self._arrivals.append(time.monotonic())
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _note_model(self, body: dict[str, Any]) -> None:
+        model = body.get("model")
+        if isinstance(model, str) and model:
+            with self._lock:
+                self._models.setdefault(model, None)
+
+    def _injected(self, body: dict[str, Any]) -> int | None:
+        """The attempt's injected error status (``statuses``, then ``status_for``), or ``None``."""
+        with self._lock:
+            status = self._script.popleft() if self._script else None
+            scripted = status is not None
+        if not scripted and self.status_for is not None:
+            status = self.status_for(body)
+            if status is not None:
+                _check_status(status)
+        return None if status is None or status == 200 else status
+
     def _draw(self, body: dict[str, Any]) -> str | None:
-        """Note the body's model and draw the attempt's fault (seed, body, how often that body came before)."""
+        """The attempt's fault (seed, body, how often that body drew before)."""
         digest = stable_hash(body)
         with self._lock:
-            model = body.get("model")
-            if isinstance(model, str) and model:
-                self._models.setdefault(model, None)
             n = self._seen[digest]
             self._seen[digest] += 1
         return self.faults.draw(random.Random(f"{self.seed}:{digest}:{n}"))
 
-    def models(self) -> list[str]:
-        """Model ids seen in chat requests, in first-seen order (``[DEFAULT_MODEL]`` before any)."""
+    def _grant_answer(self) -> bool:
+        """May a whole answer go out (``stop_after``)? If so it is counted ``ok`` before it is written
+        (a client reading :meth:`stats` after its answer sees it); the last one allowed stops new
+        waits at once."""
         with self._lock:
-            return list(self._models) or [DEFAULT_MODEL]
+            if self.stop_after is not None:
+                if self._granted >= self.stop_after:
+                    return False
+                self._granted += 1
+                self._sending += 1
+                if self._granted >= self.stop_after:
+                    self._stop.set()  # nothing else is answered; the port closes once the last answer is out
+            self._stats["ok"] += 1
+            return True
+
+    def _answer_sent(self, sent: bool) -> None:
+        """A granted answer was written (``sent``) or its client had gone (no longer ``ok``); stops
+        the server once the last answer ``stop_after`` allows is done."""
+        with self._lock:
+            if not sent:
+                self._stats["ok"] -= 1
+            if self.stop_after is None:
+                return
+            self._sending -= 1
+            last = self._granted >= self.stop_after and self._sending == 0
+        if last:
+            threading.Thread(target=self.stop, name=f"testserver-stop:{self.port}", daemon=True).start()
 
     def _wait(self, seconds: float) -> bool:
         """Sleep up to ``seconds``; True when the server was stopped meanwhile."""
@@ -330,6 +480,7 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> bool:
             """Send one response; False (and the connection dropped) when the client has gone."""
+            self._leave()  # before the write: a client that got its answer may send the next at once
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -386,7 +537,21 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length) if length > 0 else b""
             if self._route() != "chat":
                 return self._not_found()
-            server._count("requests")
+            server._arrive()
+            self._in_flight = True
+            try:
+                self._chat(raw)
+            finally:
+                self._leave()
+
+        def _leave(self) -> None:
+            """This chat attempt is no longer in flight (once: before its response goes out, or at its end)."""
+            if getattr(self, "_in_flight", False):
+                self._in_flight = False
+                server._leave()
+
+        def _chat(self, raw: bytes) -> None:
+            """Answer one chat-completion attempt (the order in the module docstring)."""
             if not self._authorized():
                 return
             try:
@@ -398,6 +563,13 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 server._count("bad_request")
                 msg = " ".join(str(exc).split())[:300]
                 return self._json(400, _error_body(f"Invalid request: {msg}", "invalid_request_error"))
+            server._note_model(body)
+            injected = server._injected(body)
+            if injected is not None:
+                server._count("injected")
+                if server._wait(server.latency_s):
+                    return self._drop()
+                return self._error(injected)
             fault = server._draw(body)
             if fault is not None:
                 server._count(fault)
@@ -414,19 +586,35 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 payload = json.dumps(self._completion(body, text, finish, prompt_tokens, tokens)).encode()
                 if fault == "malformed":
                     payload = payload[: len(payload) // 2]
-                if self._send(200, payload) and fault is None:
-                    server._count("ok")
+                if fault is not None:
+                    self._send(200, payload)
+                    return
+                if not server._grant_answer():  # stop_after reached: the server is going away
+                    return self._drop()
+                sent = False
+                try:
+                    sent = self._send(200, payload)
+                finally:
+                    server._answer_sent(sent)
                 return
             if server._wait(server.latency_s):
                 return self._drop()
             if fault == "reset":
                 return self._reset()
-            if fault == "rate_limit":
+            self._error(429 if fault == "rate_limit" else 500)
+
+        def _error(self, status: int) -> None:
+            """An error response: a 429 with the rate-limit fault's ``Retry-After`` headers, a 500 (or
+            other 5xx) with a server error's body, another status with an invalid-request body."""
+            if status == 429:
                 s = server.faults.retry_after_s
                 headers = {"Retry-After": f"{s:g}", "retry-after-ms": str(int(round(s * 1000)))}
                 return self._json(429, _error_body("Rate limit reached (test server).", "requests",
                                                    "rate_limit_exceeded"), headers)
-            self._json(500, _error_body("Internal server error (test server).", "server_error"))
+            if status == 500:
+                return self._json(500, _error_body("Internal server error (test server).", "server_error"))
+            type_ = "server_error" if status >= 500 else "invalid_request_error"
+            self._json(status, _error_body(f"Injected HTTP {status} (test server).", type_))
 
         def _completion(self, body: dict[str, Any], text: str, finish: str, prompt: int, tokens: int) -> dict[str, Any]:
             return {
@@ -470,6 +658,14 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
 # ---------------------------------------------------------------------- command line
 
 
+def _status_list(text: str) -> list[int]:
+    """``--statuses``: comma-separated HTTP statuses, e.g. ``500,429,200``."""
+    try:
+        return [_check_status(int(part)) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m anachron.llm.testserver``."""
     p = argparse.ArgumentParser(
@@ -501,18 +697,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", default=None,
                    help="require 'Authorization: Bearer KEY' (401 otherwise); default: accept any request")
     p.add_argument("--seed", type=int, default=0, help="seed of the fault draws (default %(default)s)")
+    p.add_argument("--statuses", type=_status_list, default=[], metavar="S,S,...",
+                   help="HTTP statuses of the first chat attempts in arrival order, one each: 200 serves that "
+                   "attempt as usual, 400-599 fails it with that status (a 429 with Retry-After), e.g. 500,500 "
+                   "fails the first two attempts (default: none)")
+    p.add_argument("--stop-after", type=int, default=None, metavar="N",
+                   help="stop (close the port, drop the requests in flight) after N whole answers, like an "
+                   "endpoint that dies mid-run, and exit (default: never)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server from the command line until Ctrl-C or SIGTERM; print its stats as JSON on exit."""
+    """Run the server from the command line until Ctrl-C, SIGTERM or ``--stop-after``; print its stats
+    as JSON on exit. Returns the exit status (2: invalid options)."""
     args = build_parser().parse_args(argv)
     try:
         faults = FaultRates(rate_limit=args.rate_limit, server_error=args.server_error, hang=args.hang,
                             malformed=args.malformed, truncated=args.truncated, reset=args.reset,
                             retry_after_s=args.retry_after)
         server = TestServer(latency_s=args.latency, tokens_per_s=args.tokens_per_s, faults=faults, seed=args.seed,
-                            api_key=args.api_key, host=args.host, port=args.port)
+                            api_key=args.api_key, statuses=args.statuses, stop_after=args.stop_after,
+                            host=args.host, port=args.port)
     except ValueError as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
@@ -521,7 +726,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     server.start()
     print(server.base_url, flush=True)
     try:
-        while not done.wait(0.5):
+        while not done.wait(0.2) and not server.stopped:
             pass
     except KeyboardInterrupt:
         pass
