@@ -13,6 +13,8 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: tests/ (its fixtures/ and plugins/ folders).
+TESTS = Path(__file__).resolve().parent
 
 
 def edgar_row(cik, name, concept, val, start, end, fy, fp, form, filed, accn, unit="USD") -> dict:

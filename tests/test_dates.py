@@ -1,95 +1,64 @@
-"""Declared-date normalisation: clear forms normalised with the rule
-recorded, vague or impossible ones undated."""
+"""The shared date helpers (anachron.dates) and the readings their callers rely on."""
+
+from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from anachron.verify.dates import normalize_declared
-from anachron.verify.pipeline import verify_claim
+from anachron.dates import is_iso_day, to_date, to_iso
+from anachron.retrieval.search import as_iso_day
+
+D = dt.date(2020, 1, 5)
 
 
 @pytest.mark.parametrize(
-    "raw, day, rule_part",
-    [
-        ("early 2019", dt.date(2019, 1, 1), "early"),
-        ("Early 2019", dt.date(2019, 1, 1), "early"),
-        ("mid 2019", dt.date(2019, 5, 1), "mid"),
-        ("mid-2019", dt.date(2019, 5, 1), "mid"),
-        ("the middle of 2019", dt.date(2019, 5, 1), "mid"),
-        ("late 2019", dt.date(2019, 9, 1), "late"),
-        ("end of 2019", dt.date(2019, 9, 1), "late"),
-        ("the end of 2019", dt.date(2019, 9, 1), "late"),
-        ("late March 2020", dt.date(2020, 3, 21), "late"),
-        ("Q3 2019", dt.date(2019, 7, 1), "quarter"),
-        ("2019", dt.date(2019, 1, 1), "year"),
-        ("2019-11", dt.date(2019, 11, 1), "month"),
-        ("November 2019", dt.date(2019, 11, 1), "month"),
-        ("May 29, 2020", dt.date(2020, 5, 29), "day"),
-    ],
+    "value",
+    [D, dt.datetime(2020, 1, 5, 23), pd.Timestamp("2020-01-05 23:00"), np.datetime64("2020-01-05"),
+     "2020-01-05", " 2020-01-05\n", "2020-01-05T23:00:00", "2020-01-05T23:00:00-05:00", "2020-01-05 and more"],
 )
-def test_clear_forms_are_normalised_to_a_lower_bound(raw, day, rule_part):
-    d = normalize_declared(raw)
-    assert d.status == "normalized" and d.date == day
-    assert d.rule and rule_part in d.rule
-
-
-def test_exact_day():
-    d = normalize_declared("2019-11-29")
-    assert d.status == "exact" and d.date == dt.date(2019, 11, 29) and d.rule is None
+def test_strict_reads_dates_and_leading_iso_days(value):
+    assert to_date(value) == D and to_iso(value) == "2020-01-05"
 
 
 @pytest.mark.parametrize(
-    "raw, rule",
-    [
-        ("2019-02-30", "impossible calendar day"),
-        ("2019-13-01", "impossible calendar day"),
-        ("around 2019", "not a date"),
-        ("circa 2019", "not a date"),
-        ("2019 or 2020", "not a date"),
-        ("before 2020", "not a date"),
-        ("early 2010s", "not a date"),
-        ("recently", "not a date"),
-        ("n/a", "not a date"),
-        (None, "missing"),
-        ("  ", "missing"),
-    ],
+    "value",
+    [None, "", "  ", float("nan"), np.nan, pd.NaT, pd.NA, np.datetime64("NaT"), "nan", "null", "2020-02-30",
+     "2020-1-5", "20200105", "2020-W01-1", "2020-01", "Jan 5, 2020", "garbage", 20200105, 1.5, True, [], {}],
 )
-def test_vague_or_impossible_forms_are_undated(raw, rule):
-    d = normalize_declared(raw)
-    assert d.status == "undated" and d.date is None and d.rule == rule
+def test_strict_gives_none_for_the_rest(value):
+    assert to_date(value) is None and to_iso(value) is None
 
 
-def test_a_coarse_declared_date_is_an_interval():
-    # "late 2019" is Sep 1 - Dec 31, 2019: neither leaked nor clean at a November cutoff (it
-    # never invents a leak, and is never silently clean); the rule is recorded on the claim
-    out = verify_claim("Acme opened a plant.", "late 2019", dt.date(2019, 11, 29))
-    assert out["verdict"] == "ambiguous" and not out["leaked"] and out["declared_date"] == "2019-09-01"
-    assert out["date_status"] == "normalized" and "late" in out["date_rule"]
-    assert out["declared_only"] and out["layer"] == "declared"
-    assert normalize_declared("late 2019").latest == dt.date(2019, 12, 31)
-    # wholly before or after the cutoff it decides
-    assert verify_claim("Acme opened a plant.", "mid 2019", dt.date(2019, 11, 29))["verdict"] == "clean"
-    assert verify_claim("Acme opened a plant.", "early 2020", dt.date(2019, 11, 29))["verdict"] == "leaked"
-    undated = verify_claim("Acme has a strong brand.", "around 2019", dt.date(2019, 11, 29))
-    assert undated["verdict"] == "undated" and not undated["leaked"]
+def test_lenient_reads_what_pandas_reads():
+    for value in ("Jan 5, 2020", "5 Jan 2020", "01/05/2020", "2020-01-05 23:00", "2020-01-05"):
+        assert to_date(value, lenient=True) == D
+    for value in (None, "", "garbage", "2020-02-30", float("nan"), pd.NaT, 5, 2024, True, []):
+        assert to_date(value, lenient=True) is None  # a number is no date (not nanoseconds since 1970)
 
 
-def test_fiscal_quarters_are_their_own_kind():
-    from anachron.verify.dates import find_periods, fiscal_quarter_earliest_end
+def test_utc_only_moves_aware_instants_in_lenient_mode():
+    late = "2020-01-05T23:00:00-05:00"  # 04:00 UTC the next day
+    assert to_iso(late, lenient=True, utc=True) == "2020-01-06"
+    assert to_iso(late, lenient=True) == "2020-01-05"
+    assert to_iso(late) == to_iso(late, utc=True) == "2020-01-05"  # strict: the day as written
+    rfc = "Sun, 05 Jan 2020 23:00:00 -0500"
+    assert to_iso(rfc) is None and to_iso(rfc, lenient=True) == "2020-01-05"
+    aware = pd.Timestamp("2020-01-05 23:00", tz="America/New_York")
+    assert to_iso(aware, lenient=True, utc=True) == "2020-01-06" and to_iso(aware) == "2020-01-05"
+    assert to_iso("2020-01-05T12:00:00", lenient=True, utc=True) == "2020-01-05"  # naive: as written
 
-    for text in ["fiscal Q3 2021", "Q3 FY2021", "Q3 of fiscal 2021", "FY2021 Q3", "third quarter of fiscal 2021",
-                 "fiscal third quarter 2021", "fiscal 2021 third quarter"]:
-        (p,) = find_periods(f"Brightline's {text} sales")
-        assert p.kind == "fiscal_quarter", text
-        assert p.start == dt.date(2020, 7, 21) and p.end == dt.date(2021, 9, 30)
-        assert fiscal_quarter_earliest_end(p) == dt.date(2020, 10, 18)
-    assert [p.kind for p in find_periods("Q3 2021 and the third quarter of 2021")] == ["quarter", "quarter"]
+
+def test_is_iso_day_is_exact():
+    assert is_iso_day("2020-01-05")
+    for value in (" 2020-01-05", "2020-01-05\n", "2020-01-05T00:00", "2020-02-30", "2020-W01-1", "20200105", D, None):
+        assert not is_iso_day(value)
 
 
-def test_unquoted_blanks_quoted_spans():
-    from anachron.verify.dates import unquoted
-
-    text = 'The answer to "Will it rain?" was \u201cyes\u201d, Kim\'s note said.'
-    out = unquoted(text)
-    assert len(out) == len(text) and "Will" not in out and "yes" not in out and "Kim's" in out
+def test_as_iso_day_raises_where_to_iso_gives_none():
+    assert as_iso_day(" 2020-01-05T10:00") == as_iso_day(pd.Timestamp("2020-01-05 23:00")) == "2020-01-05"
+    for bad in (None, pd.NaT, "Jan 5, 2020", "2020-02-30", 20200105):
+        with pytest.raises(ValueError, match="is not a date"):
+            as_iso_day(bad)

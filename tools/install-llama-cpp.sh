@@ -23,7 +23,7 @@ BUILD_ONLY=${2:-}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 VERSION=$(sed -n 's/^ *"llama-cpp-python==\([^"]*\)".*/\1/p' "$HERE/pyproject.toml")
 [ -n "$VERSION" ] || { echo "install-llama-cpp.sh: no llama-cpp-python==X pin in pyproject.toml" >&2; exit 1; }
-# Keep in step with anachron.llm.runtime.PORTABLE_CMAKE_ARGS (tests/test_llama_runtime.py checks).
+# Keep in step with anachron.llm.runtime.PORTABLE_CMAKE_ARGS (tests/llm/test_runtime.py checks).
 PORTABLE="-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 if [ -n "${LLAMA_CMAKE_ARGS:-}" ]; then
     ARGS="$LLAMA_CMAKE_ARGS"; TAG="custom-$(printf %s "$ARGS" | sha256sum | cut -c1-10)"

@@ -2,7 +2,7 @@
 # report table of the one list anachron.report.tables.TABLES, one module each under
 # src/anachron/report/tables/ (calibration.md: the long calibration report). The HTML tables and the
 # figures' PNGs go into `snakemake --report results/report.html`, each with the caption of
-# workflow/report/{tables,figures}/{name}.rst (tests/test_report_tables.py ties them to the list), in
+# workflow/report/{tables,figures}/{name}.rst (tests/report/test_tables.py ties them to the list), in
 # the category of REPORT_LAYOUT.
 
 from anachron.report.tables import TABLE_FORMATS, TABLE_NAMES

@@ -20,6 +20,6 @@ To add a task:
 2. Add one line to :data:`anachron.tasks.registry.TASKS` (``"<name>": "module:Class"``).
 3. Give it a ``tasks.<name>`` block in the config schema and name it in ``run.tasks``.
 
-``tests/test_toy_task.py`` defines a task inside a test and runs it through build,
+``tests/tasks/test_toy_task.py`` defines a task inside a test and runs it through build,
 Temporal Hint, verification and scoring with nothing else changed.
 """

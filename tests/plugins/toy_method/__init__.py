@@ -1,6 +1,6 @@
 """A toy method defined only in this file's folder: Temporal Hint asked twice, the second answer kept.
 
-Used by tests/test_toy_method.py as a plugin (config key ``plugins: [toy_method]``): importing it
+Used by tests/methods/test_toy_method.py as a plugin (config key ``plugins: [toy_method]``): importing it
 registers the method ``toy_twice`` (runner, call pattern, no retrieval, no supervisor), and the real
 workflow then runs, verifies, scores and loads it like any method, its settings validated by its
 own config block.

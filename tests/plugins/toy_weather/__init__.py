@@ -1,6 +1,6 @@
 """A toy task and its source, defined only in this folder: "will it rain in <town> on <day>?".
 
-Used by tests/test_toy_task.py as a plugin (config key ``plugins: [toy_weather]``, this folder's
+Used by tests/tasks/test_toy_task.py as a plugin (config key ``plugins: [toy_weather]``, this folder's
 parent on ``PYTHONPATH``): importing it registers the source ``weather`` and the task ``toy``, and
 the real workflow then fetches, builds, runs, verifies, scores and loads the task with no other
 module touched. It implements only what a task must (prompt, schema, Perf) plus an outcome rule and

@@ -22,7 +22,7 @@ bootstrap CI and sign test are computed in Python from the SQL's per-instance pa
 no SQL form).
 
 Adding a table: a module here that defines ``TABLE``, one line in :data:`TABLES`, and its caption
-for ``snakemake --report`` in ``workflow/report/tables/<name>.rst`` (``tests/test_report_tables.py``
+for ``snakemake --report`` in ``workflow/report/tables/<name>.rst`` (``tests/report/test_tables.py``
 fails while a table has no caption or a caption no table).
 
 This ``__init__`` imports nothing: the workflow reads :data:`TABLES` when it parses the Snakefile
