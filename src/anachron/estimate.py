@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from anachron.frames import is_null
 from anachron.plan import method_sample, method_tasks, planned_runs, shapley_runs
 from anachron.store import database_columns
 from anachron.cost import call_cost, model_prices
@@ -591,7 +592,7 @@ def add_estimate_parser(sub: Any) -> None:
 def _fmt(v: Any, usd: bool = False) -> str:
     """A number for the text table: ``?`` when unknown, dollars with cents (4 decimals below $1),
     counts whole or with one decimal (expected values)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if is_null(v):
         return "?"
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return str(v)

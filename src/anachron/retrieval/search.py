@@ -34,6 +34,7 @@ import requests
 
 from anachron.dates import to_iso
 from anachron.errors import AnachronError
+from anachron.frames import is_na_or_nat, is_null
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def as_iso_day(day: Any) -> str:
 
 
 def _entities_tuple(raw: Any) -> tuple[str, ...]:
-    if raw is None or (isinstance(raw, str) and raw == "[]") or (isinstance(raw, float) and np.isnan(raw)):
+    if is_null(raw) or (isinstance(raw, str) and raw == "[]"):
         return ()
     if isinstance(raw, (list, tuple, np.ndarray)):
         return tuple(str(x) for x in raw)
@@ -214,7 +215,7 @@ class BM25Search:
             score=float(score),
             source=str(self._sources[i]),
             entities=_entities_tuple(self._entities[i]),
-            restates=None if r is None or (isinstance(r, float) and np.isnan(r)) else str(r),
+            restates=None if is_null(r) else str(r),
         )
 
     def query_token_ids(self, query: str) -> list[int]:
@@ -597,7 +598,7 @@ def validity_index(entities: pd.DataFrame) -> EntityValidity:
     for ent, vf, vt in entities[["entity", "valid_from", "valid_to"]].itertuples(index=False):
         days = []
         for name, v in (("valid_from", vf), ("valid_to", vt)):
-            if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and np.isnan(v)):
+            if is_na_or_nat(v):
                 days.append(None)
                 continue
             day = to_iso(v)

@@ -48,6 +48,7 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
+from anachron.frames import is_null
 from anachron.io import sha256_bytes, sha256_file
 from anachron.names import expand_short_forms, is_acronym_of
 from anachron.sources.base import (
@@ -228,7 +229,7 @@ def match_winning_party(
     when that score is at least ``threshold`` and beats the other side by ``margin``;
     otherwise (ambiguous, or a non-party such as "dismissal") the result is None.
     """
-    if winner is None or (isinstance(winner, float) and pd.isna(winner)):
+    if is_null(winner):
         return None
     w = str(winner).strip()
     if not w or is_not_a_party(w):
@@ -281,7 +282,7 @@ QUORUM = 6
 
 def _count(v: Any) -> int | None | str:
     """A vote count as an int, None when absent, or the reason it is not a count."""
-    if v is None or (isinstance(v, float) and pd.isna(v)) or v == "":
+    if is_null(v) or v == "":
         return None
     if isinstance(v, bool):
         return f"{v!r} is not a count"

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from anachron.frames import is_missing_scalar
 from anachron.sources.base import check_columns
 from anachron.sources.courtlistener.opinion_text import background_excerpt
 from anachron.sources.dockets import normalize_docket
@@ -302,32 +303,25 @@ def _seq(seed: int, name: str) -> np.random.SeedSequence:
 
 
 def _str(v: Any) -> str | None:
-    if v is None:
+    if is_missing_scalar(v):
         return None
-    try:
-        if pd.isna(v):
-            return None
-    except (TypeError, ValueError):
-        pass
     s = str(v).strip()
     return s or None
 
 
 def _int(v: Any) -> int | None:
+    if is_missing_scalar(v):
+        return None
     try:
-        if v is None or pd.isna(v):
-            return None
         return int(v)
     except (TypeError, ValueError):
         return None
 
 
 def _none(v: Any) -> Any:
-    """NaN / NA / NaT -> None (pandas 3 turns None into NaN in string columns)."""
-    try:
-        return None if v is None or (not isinstance(v, (list, dict, str)) and pd.isna(v)) else v
-    except (TypeError, ValueError):
-        return v
+    """NaN / NA / NaT -> None (pandas 3 turns None into NaN in string columns); a list, dict or
+    string is kept as it is."""
+    return None if not isinstance(v, (list, dict, str)) and is_missing_scalar(v) else v
 
 
 def _day_before(iso: str) -> str:
@@ -492,7 +486,7 @@ def _scotus_candidates(oyez: pd.DataFrame, scdb: pd.DataFrame, cfg: dict[str, An
     out = []
     for r in cand.to_dict("records"):
         ident = {k: r[k] for k in ("source", "term", "docket", "case_name")}
-        if r["label"] is None or pd.isna(r["label"]):
+        if is_missing_scalar(r["label"]):
             excl.append({**ident, "reason": r["reason"] or REASON_NO_OUTCOME, "detail": r["detail"]})
         elif not _str(r["decision_date"]):
             excl.append({**ident, "reason": REASON_NO_DATE, "detail": "neither SCDB dateDecision nor an Oyez Decided event"})
