@@ -1,4 +1,4 @@
-"""Small helpers for the package's pandas tables: missing values and optional columns.
+"""Small helpers for the package's pandas tables: missing values, required and optional columns.
 
 A building block: it imports nothing from the package, so every layer (sources, verifier, tasks,
 metrics, store, report) reads a table the same way.
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Iterable
 
 import pandas as pd
 
@@ -106,6 +106,32 @@ def na_text(value: Any) -> str | None:
         return None
     text = str(value)
     return None if text.strip() in NA_TEXTS else text
+
+
+def missing_columns(df: pd.DataFrame, required: Iterable[str]) -> list[str]:
+    """The names of ``required`` that ``df`` has no column for, in ``required``'s order."""
+    return [c for c in required if c not in df.columns]
+
+
+def require_columns(
+    df: pd.DataFrame,
+    required: Iterable[str],
+    where: str,
+    *,
+    error: type[Exception] = ValueError,
+    hint: str = "",
+) -> None:
+    """Raise ``error`` naming ``where``, the absent columns of ``required`` and the columns found.
+
+    The message reads ``"<where>: missing required column(s) a, b (found: x, y)"``, then
+    ``"; <hint>"`` when a hint (what to do) is given. Nothing happens when every column is there.
+    """
+    missing = missing_columns(df, required)
+    if missing:
+        raise error(
+            f"{where}: missing required column(s) {', '.join(map(str, missing))} "
+            f"(found: {', '.join(map(str, df.columns)) or 'none'})" + (f"; {hint}" if hint else "")
+        )
 
 
 def claim_flag(claims: pd.DataFrame, column: str) -> pd.Series:

@@ -66,7 +66,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from anachron.frames import is_blank, is_missing_scalar, text_or_empty
+from anachron.frames import is_blank, is_missing_scalar, require_columns, text_or_empty
 from anachron.sources.base import normalize_ticker
 from anachron.sources.paths import PRICES, SP500_CHANGES, SP500_MEMBERSHIP, SP500_SECTORS, source_table
 from anachron.sources.news import news_doc_id
@@ -240,9 +240,7 @@ def _col(df: pd.DataFrame, name: str, default: Any = None) -> pd.Series:
 
 
 def _require(df: pd.DataFrame, cols: list[str], table: str) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"build_corpus: table {table!r} lacks column(s) {', '.join(missing)} (has: {', '.join(map(str, df.columns))})")
+    require_columns(df, cols, f"build_corpus: table {table!r}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ import requests
 
 from anachron.dates import to_iso
 from anachron.errors import AnachronError
-from anachron.frames import is_na_or_nat, is_null
+from anachron.frames import is_na_or_nat, is_null, require_columns
 
 log = logging.getLogger(__name__)
 
@@ -143,9 +143,8 @@ class BM25Search:
     def __init__(self, corpus: pd.DataFrame, *, snippet_chars: int = 300, k1: float = 1.5, b: float = 0.75) -> None:
         import bm25s
 
-        missing = [c for c in ("doc_id", "published_at", "title", "text") if c not in corpus.columns]
-        if missing:
-            raise SearchError(f"BM25Search: corpus lacks column(s) {', '.join(missing)}; build it with anachron.retrieval.build_corpus.")
+        require_columns(corpus, ("doc_id", "published_at", "title", "text"), "BM25Search: corpus", error=SearchError,
+                        hint="build it with anachron.retrieval.build_corpus.")
         if corpus["doc_id"].duplicated().any():
             dup = corpus.loc[corpus["doc_id"].duplicated(), "doc_id"].iloc[0]
             raise SearchError(f"BM25Search: doc_id {dup!r} repeats; document ids must be unique.")
@@ -591,9 +590,7 @@ def validity_index(entities: pd.DataFrame) -> EntityValidity:
     row with neither day says the entity is tracked and always valid. Raises ``ValueError``
     when a column is missing or a day is present but not a date (naming the entity).
     """
-    missing = [c for c in ("entity", "valid_from", "valid_to") if c not in entities.columns]
-    if missing:
-        raise ValueError(f"validity_index: entity table lacks column(s) {', '.join(missing)}")
+    require_columns(entities, ("entity", "valid_from", "valid_to"), "validity_index: entity table")
     spells: dict[str, list[tuple[str | None, str | None]]] = {}
     for ent, vf, vt in entities[["entity", "valid_from", "valid_to"]].itertuples(index=False):
         days = []

@@ -49,6 +49,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from anachron.frames import require_columns
 from anachron.names import has_symbol, has_word
 from anachron.verify.dates import find_periods
 from anachron.verify.layers.figures import StatedValue, parse_values
@@ -336,9 +337,7 @@ class EdgarGrounding:
     def __init__(self, facts: pd.DataFrame, aliases: Mapping[str, str | int] | None = None):
         concepts = {c for f in FAMILIES for c in f.concepts}
         need = ["cik", "entity_name", "concept", "unit", "val", "start", "end", "fy", "form", "filed", "accn"]
-        missing = [c for c in need if c not in facts.columns]
-        if missing:
-            raise ValueError(f"EDGAR facts lack columns {missing}")
+        require_columns(facts, need, "EDGAR facts")
         df = facts.copy()
         df["end_d"] = pd.to_datetime(df["end"], errors="coerce")
         df["start_d"] = pd.to_datetime(df["start"], errors="coerce")
