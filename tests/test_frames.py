@@ -17,6 +17,7 @@ from anachron.frames import (
     missing_columns,
     na_text,
     require_columns,
+    require_keys,
     text_or_empty,
     text_or_none,
 )
@@ -77,3 +78,9 @@ def test_require_columns_names_what_is_missing_and_what_is_there():
 
     with pytest.raises(Oops, match=r"^u: missing required column\(s\) c \(found: none\); do this$"):
         require_columns(pd.DataFrame(), ["c"], "u", error=Oops, hint="do this")
+
+
+def test_require_keys_is_the_same_check_for_a_json_object():
+    require_keys({"a": 1}, ["a"], "f.json")
+    with pytest.raises(KeyError, match=r"f\.json: missing required key\(s\) b \(found: a\); fix it"):
+        require_keys({"a": 1}, ["a", "b"], "f.json", error=KeyError, hint="fix it")

@@ -1,4 +1,5 @@
-"""Small helpers for the package's pandas tables: missing values, required and optional columns.
+"""Small helpers for the package's pandas tables: missing values, required and optional columns
+(and the required keys of a JSON object).
 
 A building block: it imports nothing from the package, so every layer (sources, verifier, tasks,
 metrics, store, report) reads a table the same way.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
@@ -113,6 +114,15 @@ def missing_columns(df: pd.DataFrame, required: Iterable[str]) -> list[str]:
     return [c for c in required if c not in df.columns]
 
 
+def _missing_error(
+    error: type[Exception], where: str, what: str, missing: list[Any], found: Iterable[Any], hint: str
+) -> Exception:
+    return error(
+        f"{where}: missing required {what}(s) {', '.join(map(str, missing))} "
+        f"(found: {', '.join(map(str, found)) or 'none'})" + (f"; {hint}" if hint else "")
+    )
+
+
 def require_columns(
     df: pd.DataFrame,
     required: Iterable[str],
@@ -128,10 +138,22 @@ def require_columns(
     """
     missing = missing_columns(df, required)
     if missing:
-        raise error(
-            f"{where}: missing required column(s) {', '.join(map(str, missing))} "
-            f"(found: {', '.join(map(str, df.columns)) or 'none'})" + (f"; {hint}" if hint else "")
-        )
+        raise _missing_error(error, where, "column", missing, df.columns, hint)
+
+
+def require_keys(
+    obj: Mapping[str, Any],
+    required: Iterable[str],
+    where: str,
+    *,
+    error: type[Exception] = ValueError,
+    hint: str = "",
+) -> None:
+    """:func:`require_columns` for the keys of a JSON object: ``"<where>: missing required key(s)
+    a, b (found: x, y)[; <hint>]"``."""
+    missing = [k for k in required if k not in obj]
+    if missing:
+        raise _missing_error(error, where, "key", missing, obj, hint)
 
 
 def claim_flag(claims: pd.DataFrame, column: str) -> pd.Series:

@@ -85,7 +85,7 @@ from typing import Any, Callable, Iterable, Sequence
 import pandas as pd
 
 from anachron.dates import to_iso
-from anachron.frames import na_text
+from anachron.frames import na_text, require_keys
 from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
@@ -155,12 +155,8 @@ def _load_json(data: bytes, where: str) -> Any:
 def _require(obj: Any, keys: Sequence[str], where: str) -> None:
     if not isinstance(obj, dict):
         raise SourceError(f"{where}: expected a JSON object, got {type(obj).__name__}; the file is not in the ForecastBench layout.")
-    missing = [k for k in keys if k not in obj]
-    if missing:
-        raise SourceError(
-            f"{where}: missing required key(s) {', '.join(missing)} (found: {', '.join(map(str, obj)) or 'none'}); "
-            "the file is not in the ForecastBench layout — replace it with a published question/resolution set."
-        )
+    require_keys(obj, keys, where, error=SourceError,
+                 hint="the file is not in the ForecastBench layout — replace it with a published question/resolution set.")
 
 
 def _open_set(data: Any, name: str, required: Any, list_key: str) -> tuple[dict[str, Any], str]:
