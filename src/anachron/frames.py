@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
@@ -88,10 +88,18 @@ def text_or_empty(value: Any) -> str:
     return "" if is_null(value) else str(value)
 
 
-def text_or_none(value: Any) -> str | None:
-    """A text cell stripped, or None for None, a float NaN (:func:`is_null`) and blank text
-    (``pd.NA`` reads ``"<NA>"``)."""
-    return text_or_empty(value).strip() or None
+def text_or_none(value: Any, missing: Callable[[Any], bool] = is_null) -> str | None:
+    """A text cell stripped, or None where it is missing or blank.
+
+    Args:
+        value: any cell.
+        missing: which missing-value rule applies (default :func:`is_null`: None and a float NaN;
+            ``pd.NA`` then reads ``"<NA>"``). The salary dataset passes :func:`is_na`, the legal
+            dataset :func:`is_missing_scalar`.
+    """
+    if missing(value):
+        return None
+    return str(value).strip() or None
 
 
 #: What :func:`na_text` reads as "no value" (after stripping).

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from anachron.frames import is_missing_scalar
+from anachron.frames import is_missing_scalar, text_or_none
 from anachron.sources.base import check_columns
 from anachron.sources.courtlistener.opinion_text import background_excerpt
 from anachron.sources.dockets import normalize_docket
@@ -303,10 +303,7 @@ def _seq(seed: int, name: str) -> np.random.SeedSequence:
 
 
 def _str(v: Any) -> str | None:
-    if is_missing_scalar(v):
-        return None
-    s = str(v).strip()
-    return s or None
+    return text_or_none(v, is_missing_scalar)
 
 
 def _int(v: Any) -> int | None:
