@@ -32,10 +32,11 @@ from conftest import REPO
 #: The package's layers, bottom first (docs/code-map.md#layers). A package may import its own layer and
 #: the layers below it. ``anachron`` itself (``__version__``) is a building block.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # building blocks: errors, files, logs and progress, HTTP, dates, money, names, the tables' schema
+    # building blocks: errors, files, logs and progress, HTTP, dates, money, names, the tables' schema,
+    # table helpers (missing values, required columns) and the shared word lists
     ("anachron", "anachron.errors", "anachron.io", "anachron.logs", "anachron.progress", "anachron.http",
      "anachron.dates", "anachron.money", "anachron.names", "anachron.cost", "anachron.tables", "anachron.frames",
-     "anachron.plugins"),
+     "anachron.plugins", "anachron.words"),
     ("anachron.sources",),
     ("anachron.retrieval",),
     ("anachron.llm",),

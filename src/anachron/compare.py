@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from anachron.errors import AnachronError
+from anachron.frames import require_columns
 from anachron.metrics.paired import PairingError, paired_comparison
 from anachron.report.paired import paired_text
 
@@ -49,9 +50,7 @@ def _filter_split(df: pd.DataFrame, split: str | None, origin: str) -> pd.DataFr
 
 
 def _series(df: pd.DataFrame, metric: str, origin: str) -> pd.Series:
-    for col in ("instance_id", metric):
-        if col not in df.columns:
-            raise CompareError(f"{origin}: missing column {col!r} (columns: {', '.join(map(str, df.columns))})")
+    require_columns(df, ("instance_id", metric), origin, error=CompareError)
     if df["instance_id"].duplicated().any():
         dup = df.loc[df["instance_id"].duplicated(), "instance_id"].head(3).tolist()
         raise CompareError(

@@ -205,7 +205,7 @@ def test_compare_run_specs_from_the_database(tmp_path, capsys):
 def test_compare_bad_files(tmp_path, capsys):
     pd.DataFrame({"instance_id": ["i1"], "olr": [0.1]}).to_csv(tmp_path / "a.csv", index=False)
     assert _run([str(tmp_path / "a.csv"), str(tmp_path / "a.csv")]) == 2
-    assert "missing column 'tclr'" in capsys.readouterr().err
+    assert "missing required column(s) tclr" in capsys.readouterr().err
     pd.DataFrame({"instance_id": ["i1", "i1"], "tclr": [0.1, 0.2]}).to_csv(tmp_path / "d.csv", index=False)
     assert _run([str(tmp_path / "d.csv"), str(tmp_path / "a.csv")]) == 2
     assert "instance ids repeat" in capsys.readouterr().err

@@ -249,7 +249,7 @@ def test_news_documents_and_sorting():
 def test_bad_tables_raise():
     with pytest.raises(ValueError, match="unknown table"):
         build_corpus({"tweets": pd.DataFrame()})
-    with pytest.raises(ValueError, match="lacks column"):
+    with pytest.raises(ValueError, match="missing required column"):
         build_corpus({"nba": pd.DataFrame({"player": ["x"]})})
 
 

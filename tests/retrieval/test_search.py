@@ -136,7 +136,7 @@ def test_save_load_round_trip(bm25, tmp_path):
 
 
 def test_bad_corpus(corpus):
-    with pytest.raises(SearchError, match="lacks column"):
+    with pytest.raises(SearchError, match="missing required column"):
         BM25Search(corpus.drop(columns=["title"]))
     with pytest.raises(SearchError, match="repeats"):
         BM25Search(pd.concat([corpus, corpus.head(1)]))
@@ -236,7 +236,7 @@ def test_validity_index_from_table():
     assert v.is_valid("ticker:AAA", dt.date(2001, 1, 2)) and not v.is_valid("ticker:AAA", "2010-01-04")
     assert v.is_valid("ticker:AAA", pd.Timestamp("2020-01-01")) and v.is_valid("ticker:ZZZ", "1990-01-01")
     assert v.invalid(["ticker:AAA", "ticker:ZZZ", "ticker:AAA"], "2012-01-01") == ["ticker:AAA"]
-    with pytest.raises(ValueError, match="lacks column"):
+    with pytest.raises(ValueError, match="missing required column"):
         validity_index(pd.DataFrame({"entity": []}))
 
 

@@ -118,7 +118,7 @@ def test_restatement_links(facts):
 def test_missing_key_names_file_and_key(tmp_path):
     obj = json.loads(FACTS_FILE.read_text())
     del obj["facts"]["us-gaap"]["Assets"]["units"]["USD"][0]["filed"]
-    with pytest.raises(SourceError, match=r"broken\.json \(us-gaap:Assets\) unit USD: a fact lacks required key\(s\) filed"):
+    with pytest.raises(SourceError, match=r"broken\.json \(us-gaap:Assets\) unit USD: a fact: missing required key\(s\) filed"):
         parse_companyfacts(json.dumps(obj), "broken.json")
     with pytest.raises(SourceError, match=r"nofacts\.json: missing required key\(s\) facts"):
         parse_companyfacts(b'{"cik": 42, "entityName": "X"}', "nofacts.json")

@@ -32,7 +32,7 @@ from anachron.training import export as export_mod
 from anachron.training import extra as extra_mod
 from anachron.training.export import CONVERTER_DIR_ENV, llama_cpp_converter, lora_to_gguf
 from anachron.training.extra import require_training_extra, training_extra_problems
-from anachron.training.weights import MANIFEST_NAME, base_manifest, export_base_model, load_base_model
+from anachron.training.weights import base_manifest, export_base_model, load_base_model
 from conftest import HAS_TRAIN, TINY_LAYERS as N_LAYERS, TINY_TEXT as TEXT, write_tiny_gguf
 
 needs_train = pytest.mark.skipif(not HAS_TRAIN, reason="needs the training extra (pip install -e '.[train]')")

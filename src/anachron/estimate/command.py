@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import asdict
 from typing import Any
@@ -13,6 +12,7 @@ import pandas as pd
 
 from anachron.estimate.comparison import actual_usage, compare
 from anachron.estimate.counting import CHARS_PER_TOKEN, MESSAGE_TOKENS, Assumptions, estimate, summarize, totals
+from anachron.frames import is_null
 
 HELP = """\
 Print, before anything runs, what a config will ask of the models: per task x method x model the
@@ -58,7 +58,7 @@ def add_estimate_parser(sub: Any) -> None:
 def _fmt(v: Any, usd: bool = False) -> str:
     """A number for the text table: ``?`` when unknown, dollars with cents (4 decimals below $1),
     counts whole or with one decimal (expected values)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if is_null(v):
         return "?"
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return str(v)

@@ -31,7 +31,6 @@ query-intent leakage (Anachron v0 scorer; docs/metrics.md#trace-metrics).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import re
 import unicodedata

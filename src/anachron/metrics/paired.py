@@ -19,7 +19,6 @@ scores and their pairs are left out.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
@@ -27,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
+from anachron.frames import is_nan
 from anachron.metrics.core import bootstrap_ci
 
 #: Differences smaller than this in absolute value count as ties.
@@ -70,7 +70,7 @@ class PairedResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-serialisable dict (NaN becomes None)."""
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
+        return {k: (None if is_nan(v) else v) for k, v in asdict(self).items()}
 
 
 def sign_test_p(improved: int, worsened: int) -> float:

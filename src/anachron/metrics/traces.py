@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anachron.frames import json_list as _ids
+from anachron.frames import is_null, json_list as _ids
 from anachron.metrics.core import bootstrap_ci
 from anachron.tables import METRIC_COLUMNS, TRACE_SCORE_COLUMNS
 
@@ -63,7 +63,7 @@ def call_flags(tool_calls: pd.DataFrame) -> pd.DataFrame:
     returned = tool_calls["returned"] if "returned" in tool_calls else none
     # NULL entity_docs: a log written before the column existed -> any returned document counts.
     bearing = pd.Series(
-        [len(_ids(r if k is None or (isinstance(k, float) and np.isnan(k)) else k)) > 0 for k, r in zip(known, returned)],
+        [len(_ids(r if is_null(k) else k)) > 0 for k, r in zip(known, returned)],
         index=tool_calls.index,
     ) | invalid
     out = pd.DataFrame(index=tool_calls.index)
@@ -73,7 +73,7 @@ def call_flags(tool_calls: pd.DataFrame) -> pd.DataFrame:
     out["restatement"] = restated
     out["query_intent"] = tool_calls["query_intent_after_cutoff"].fillna(False).astype(bool)
     err = tool_calls["error"] if "error" in tool_calls else pd.Series(None, index=tool_calls.index)
-    out["failed"] = err.map(lambda e: e is not None and not (isinstance(e, float) and np.isnan(e)) and str(e) != "")
+    out["failed"] = err.map(lambda e: not is_null(e) and str(e) != "")
     return out
 
 

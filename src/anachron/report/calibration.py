@@ -10,14 +10,14 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from anachron.report.render import missing
+from anachron.frames import is_na
 from anachron.verify.calibration.evaluate import ALL_LEAKS, FP_MAX, PAPER_CONTROL_OLR, RECALL_MIN
 from anachron.verify.calibration.real import REAL_FAMILIES
 from anachron.verify.calibration.reword import DECLARED_MODES, REWORD_FORMATS
 
 
 def _pct(x: float) -> str:
-    return "n/a" if missing(x) else f"{100 * x:.1f}%"
+    return "n/a" if is_na(x) else f"{100 * x:.1f}%"
 
 
 def _cell(row: pd.Series | None) -> str:

@@ -25,11 +25,11 @@ instance that is not there raises :class:`CaseError` with the runs or instances 
 from __future__ import annotations
 
 import json
-import math
 import textwrap
 from typing import Any
 
 from anachron.errors import AnachronError
+from anachron.frames import is_nan
 from anachron.methods.registry import retrieval_methods
 from anachron.store import database_columns
 from anachron.tables import PREDICTION_USABLE
@@ -123,7 +123,7 @@ def _quoted(name: str) -> str:
 
 def _clean(v: Any) -> Any:
     """NaN as None (DuckDB may hold NaN for a score pandas wrote as NaN)."""
-    return None if isinstance(v, float) and math.isnan(v) else v
+    return None if is_nan(v) else v
 
 
 def _json(v: Any) -> Any:

@@ -16,12 +16,13 @@ n), laid out as the TEMPO paper's Table 2 plus the parse rate.
 from __future__ import annotations
 
 import html
-import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
+
+from anachron.frames import is_na
 
 if TYPE_CHECKING:
     import duckdb
@@ -37,32 +38,25 @@ def main_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return con.execute("SELECT * FROM main_table").df()
 
 
-def missing(v: object) -> bool:
-    """True for None, NaN and pandas' NA (a value a rendered cell shows as a dash or "n/a")."""
-    if v is None or v is pd.NA:
-        return True
-    return isinstance(v, float) and math.isnan(v)
-
-
 def fmt_ci(v: float | None, lo: float | None = None, hi: float | None = None, *, pct: bool = False,
            digits: int | None = None) -> str:
     """A value and, when both bounds are given, its CI: ``"25.0 [0.0, 50.0]"``; "–" when missing.
 
     ``pct``: a fraction shown as a percentage with one decimal; otherwise ``digits`` decimals (3).
     """
-    if missing(v):
+    if is_na(v):
         return "–"
     scale = 100.0 if pct else 1.0
     spec = f".{1 if pct else 3 if digits is None else digits}f"
     s = format(scale * v, spec)
-    if not (missing(lo) or missing(hi)):
+    if not (is_na(lo) or is_na(hi)):
         s += f" [{format(scale * lo, spec)}, {format(scale * hi, spec)}]"
     return s
 
 
 def as_count(v: object) -> int:
     """A count column's value as an int; 0 where it has none (a run with trace metrics only)."""
-    return 0 if missing(v) else int(v)
+    return 0 if is_na(v) else int(v)
 
 
 def format_main(df: pd.DataFrame) -> pd.DataFrame:

@@ -66,6 +66,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from anachron.frames import is_blank, is_missing_scalar, require_columns, text_or_empty
 from anachron.sources.base import normalize_ticker
 from anachron.sources.paths import PRICES, SP500_CHANGES, SP500_MEMBERSHIP, SP500_SECTORS, source_table
 from anachron.sources.news import news_doc_id
@@ -106,7 +107,7 @@ def normalize_case_name(name: Any) -> str:
 
     "Young v. United Parcel Service, Inc." -> "young v united parcel service inc".
     """
-    s = "" if name is None or (isinstance(name, float) and math.isnan(name)) else str(name)
+    s = text_or_empty(name)
     s = unicodedata.normalize("NFKD", s)
     s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
     s = s.replace("'", "").replace("’", "")
@@ -141,14 +142,6 @@ def _h(*parts: Any, n: int = 12) -> str:
     return hashlib.sha1("|".join("" if p is None else str(p) for p in parts).encode("utf-8")).hexdigest()[:n]
 
 
-def _is_missing(v: Any) -> bool:
-    if v is None or v is pd.NA or v is pd.NaT:
-        return True
-    if isinstance(v, float) and math.isnan(v):
-        return True
-    return isinstance(v, str) and not v.strip()
-
-
 def iso_days(values: pd.Series) -> tuple[pd.Series, np.ndarray, np.ndarray]:
     """Dates as ISO day strings: ``(days, missing, unparseable)``.
 
@@ -174,7 +167,7 @@ def iso_days(values: pd.Series) -> tuple[pd.Series, np.ndarray, np.ndarray]:
 
 
 def _money(v: Any) -> str:
-    if _is_missing(v):
+    if is_blank(v):
         return "an undisclosed amount"
     v = float(v)
     if abs(v) >= 1e9:
@@ -202,7 +195,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _concept_label(label: Any, concept: str) -> str:
-    if not _is_missing(label):
+    if not is_blank(label):
         return str(label).strip()
     return _CAMEL.sub(" ", str(concept))
 
@@ -247,9 +240,7 @@ def _col(df: pd.DataFrame, name: str, default: Any = None) -> pd.Series:
 
 
 def _require(df: pd.DataFrame, cols: list[str], table: str) -> None:
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"build_corpus: table {table!r} lacks column(s) {', '.join(missing)} (has: {', '.join(map(str, df.columns))})")
+    require_columns(df, cols, f"build_corpus: table {table!r}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,7 +260,7 @@ def _news_docs(df: pd.DataFrame, b: _Builder) -> None:
     b.exclude("news", "empty_title", int((ok & (title == "").to_numpy()).sum()))
     idx = np.flatnonzero(keep)
     ids = [news_doc_id(src[i], days[i], title[i]) for i in idx]
-    ents = ["[]" if _is_missing(ticker[i]) else json.dumps([entity_key("ticker", ticker[i])]) for i in idx]
+    ents = ["[]" if is_blank(ticker[i]) else json.dumps([entity_key("ticker", ticker[i])]) for i in idx]
     b.add(
         _frame(
             {
@@ -422,7 +413,7 @@ def _changes_docs(df: pd.DataFrame, b: _Builder, names: Mapping[str, str]) -> No
     rows: dict[str, list] = {c: [] for c in CORPUS_COLUMNS}
 
     def split(cell: Any) -> list[str]:
-        return [] if _is_missing(cell) else [normalize_ticker(t) for t in str(cell).split(",") if t.strip()]
+        return [] if is_blank(cell) else [normalize_ticker(t) for t in str(cell).split(",") if t.strip()]
 
     for i in np.flatnonzero(ok):
         adds, removes = split(df["add"].iloc[i]), split(df["remove"].iloc[i])
@@ -490,13 +481,13 @@ def _signing_docs(df: pd.DataFrame, b: _Builder, source: str) -> None:
     rows: dict[str, list] = {c: [] for c in CORPUS_COLUMNS}
     for i in np.flatnonzero(ok):
         p = str(player[i])
-        with_team = f"the {team[i]}" if not _is_missing(team[i]) else "a new team"
-        y = None if _is_missing(years[i]) else int(years[i])
+        with_team = f"the {team[i]}" if not is_blank(team[i]) else "a new team"
+        y = None if is_blank(years[i]) else int(years[i])
         terms = f"{y} year{'s' if y != 1 else ''}, " if y is not None else ""
         title = f"{p} signed with {with_team}: {terms}{_money(total[i])}"
         verb = "re-signed with" if re_sign[i] is True else "signed with"
         text = f"{league[i]}: {p} {verb} {with_team}" + (f" on a {y}-year contract" if y is not None else "")
-        text += f" worth {_money(total[i])}" + (f" ({_money(aav[i])} per year)." if not _is_missing(aav[i]) else ".")
+        text += f" worth {_money(total[i])}" + (f" ({_money(aav[i])} per year)." if not is_blank(aav[i]) else ".")
         vals = (f"{source}:signing:{_h(p, days[i], team[i], total[i])}", days[i], title, text, source, "signing",
                 json.dumps([entity_key("player", p)]), None, None, None)
         for c, v in zip(CORPUS_COLUMNS, vals):
@@ -505,8 +496,8 @@ def _signing_docs(df: pd.DataFrame, b: _Builder, source: str) -> None:
 
 
 def _question_text(q: Any, due: Any, res: str) -> str:
-    s = "" if _is_missing(q) else str(q)
-    s = s.replace("{resolution_date}", res).replace("{forecast_due_date}", "" if _is_missing(due) else str(due)[:10])
+    s = "" if is_blank(q) else str(q)
+    s = s.replace("{resolution_date}", res).replace("{forecast_due_date}", "" if is_blank(due) else str(due)[:10])
     s = s.strip().split("\n\n")[0]
     return " ".join(s.split())[:300]
 
@@ -576,7 +567,7 @@ def _price_docs(df: pd.DataFrame, b: _Builder, names: Mapping[str, str]) -> None
         agg = agg.loc[~partial].reset_index(drop=True)
     prev_adj = agg.groupby("ticker")["adj"].shift(1)
     prev_month = agg.groupby("ticker")["month"].shift(1)
-    consecutive = np.array([pm is not None and not pd.isna(pm) and (m - pm).n == 1 for m, pm in zip(agg["month"], prev_month)], dtype=bool)
+    consecutive = np.array([not is_missing_scalar(pm) and (m - pm).n == 1 for m, pm in zip(agg["month"], prev_month)], dtype=bool)
     ret = np.where(consecutive, agg["adj"].to_numpy() / prev_adj.to_numpy() - 1.0, np.nan)
     has_range = "high" in agg.columns
     tickers = agg["ticker"].astype(str).tolist()

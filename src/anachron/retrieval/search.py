@@ -34,6 +34,7 @@ import requests
 
 from anachron.dates import to_iso
 from anachron.errors import AnachronError
+from anachron.frames import is_na_or_nat, is_null, require_columns
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def as_iso_day(day: Any) -> str:
 
 
 def _entities_tuple(raw: Any) -> tuple[str, ...]:
-    if raw is None or (isinstance(raw, str) and raw == "[]") or (isinstance(raw, float) and np.isnan(raw)):
+    if is_null(raw) or (isinstance(raw, str) and raw == "[]"):
         return ()
     if isinstance(raw, (list, tuple, np.ndarray)):
         return tuple(str(x) for x in raw)
@@ -142,9 +143,8 @@ class BM25Search:
     def __init__(self, corpus: pd.DataFrame, *, snippet_chars: int = 300, k1: float = 1.5, b: float = 0.75) -> None:
         import bm25s
 
-        missing = [c for c in ("doc_id", "published_at", "title", "text") if c not in corpus.columns]
-        if missing:
-            raise SearchError(f"BM25Search: corpus lacks column(s) {', '.join(missing)}; build it with anachron.retrieval.build_corpus.")
+        require_columns(corpus, ("doc_id", "published_at", "title", "text"), "BM25Search: corpus", error=SearchError,
+                        hint="build it with anachron.retrieval.build_corpus.")
         if corpus["doc_id"].duplicated().any():
             dup = corpus.loc[corpus["doc_id"].duplicated(), "doc_id"].iloc[0]
             raise SearchError(f"BM25Search: doc_id {dup!r} repeats; document ids must be unique.")
@@ -214,7 +214,7 @@ class BM25Search:
             score=float(score),
             source=str(self._sources[i]),
             entities=_entities_tuple(self._entities[i]),
-            restates=None if r is None or (isinstance(r, float) and np.isnan(r)) else str(r),
+            restates=None if is_null(r) else str(r),
         )
 
     def query_token_ids(self, query: str) -> list[int]:
@@ -590,14 +590,12 @@ def validity_index(entities: pd.DataFrame) -> EntityValidity:
     row with neither day says the entity is tracked and always valid. Raises ``ValueError``
     when a column is missing or a day is present but not a date (naming the entity).
     """
-    missing = [c for c in ("entity", "valid_from", "valid_to") if c not in entities.columns]
-    if missing:
-        raise ValueError(f"validity_index: entity table lacks column(s) {', '.join(missing)}")
+    require_columns(entities, ("entity", "valid_from", "valid_to"), "validity_index: entity table")
     spells: dict[str, list[tuple[str | None, str | None]]] = {}
     for ent, vf, vt in entities[["entity", "valid_from", "valid_to"]].itertuples(index=False):
         days = []
         for name, v in (("valid_from", vf), ("valid_to", vt)):
-            if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and np.isnan(v)):
+            if is_na_or_nat(v):
                 days.append(None)
                 continue
             day = to_iso(v)

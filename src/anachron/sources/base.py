@@ -29,6 +29,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from anachron.errors import AnachronError
+from anachron.frames import require_columns
 from anachron.io import manifest_entry, sha256_bytes, sha256_file
 from anachron.progress import advance_job
 
@@ -98,14 +99,10 @@ def find_snapshot_files(snapshot_dir: Path, pattern: str) -> list[Path]:
 
 
 def check_columns(df: pd.DataFrame, required: Iterable[str], where: str) -> None:
-    """Raise :class:`SourceError` naming ``where`` and the absent columns of ``required``."""
-    missing = [c for c in required if c not in df.columns]
-    if missing:
-        raise SourceError(
-            f"{where}: missing required column(s) {', '.join(missing)} "
-            f"(found: {', '.join(map(str, df.columns)) or 'none'}); "
-            "the file is not in the expected layout — replace it with one that has these columns."
-        )
+    """Raise :class:`SourceError` naming ``where`` and the absent columns of ``required``
+    (:func:`anachron.frames.require_columns`, with what to do about the file)."""
+    require_columns(df, required, where, error=SourceError,
+                    hint="the file is not in the expected layout — replace it with one that has these columns.")
 
 
 def read_csv_checked(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pandas as pd
+from anachron.frames import is_null
 
 #: Original-jurisdiction dockets: "141 Orig", "141-orig", "141, ORIG.", "141 Original", the Court's
 #: electronic "22O141" (its first two digits, "22" in practice, mark the original docket, not a term), "22O141 ORIG",
@@ -27,7 +27,7 @@ def normalize_docket(docket: Any) -> str | None:
     ``"65-orig"``). Whitespace, a leading ``"No."`` and trailing punctuation are dropped;
     letters are lower-cased. Returns None for an empty value.
     """
-    if docket is None or (isinstance(docket, float) and pd.isna(docket)):
+    if is_null(docket):
         return None
     s = str(docket).strip().lower()
     if not s or s in {"nan", "none", "null"}:

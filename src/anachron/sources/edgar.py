@@ -68,6 +68,7 @@ from typing import Any, Iterable, Iterator
 import pandas as pd
 
 from anachron.dates import is_iso_day
+from anachron.frames import require_keys
 from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
@@ -144,12 +145,7 @@ def parse_companyfacts(data: bytes | str | dict, name: str, counts: Counter | No
             raise SourceError(f"{name}: not valid JSON ({exc}); replace it with an SEC companyfacts file.") from exc
     if not isinstance(obj, dict):
         raise SourceError(f"{name}: expected a JSON object; the file is not an SEC companyfacts file.")
-    missing = [k for k in FILE_KEYS if k not in obj]
-    if missing:
-        raise SourceError(
-            f"{name}: missing required key(s) {', '.join(missing)} (found: {', '.join(map(str, obj)) or 'none'}); "
-            "the file is not an SEC companyfacts file — replace it."
-        )
+    require_keys(obj, FILE_KEYS, name, error=SourceError, hint="the file is not an SEC companyfacts file — replace it.")
     cik = _cik(obj["cik"])
     entity = str(obj.get("entityName") or "")
     rows: list[tuple] = []
@@ -160,13 +156,9 @@ def parse_companyfacts(data: bytes | str | dict, name: str, counts: Counter | No
                 raise SourceError(f"{where}: missing required key units; the file is not an SEC companyfacts file.")
             label = body.get("label")
             for unit, facts in (body["units"] or {}).items():
+                fact_where = f"{where} unit {unit}: a fact"
                 for fact in facts:
-                    absent = [k for k in FACT_KEYS if k not in fact]
-                    if absent:
-                        raise SourceError(
-                            f"{where} unit {unit}: a fact lacks required key(s) {', '.join(absent)} "
-                            f"(found: {', '.join(fact)}); the file is not an SEC companyfacts file."
-                        )
+                    require_keys(fact, FACT_KEYS, fact_where, error=SourceError, hint="the file is not an SEC companyfacts file.")
                     end, filed, start = fact["end"], fact["filed"], fact.get("start")
                     if not (is_iso_day(end) and is_iso_day(filed) and (start is None or is_iso_day(start))):
                         counts["bad_date"] += 1

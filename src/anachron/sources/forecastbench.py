@@ -85,6 +85,7 @@ from typing import Any, Callable, Iterable, Sequence
 import pandas as pd
 
 from anachron.dates import to_iso
+from anachron.frames import na_text, require_keys
 from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import (
     SourceReader,
@@ -133,9 +134,6 @@ QUESTION_KEYS = ("id", "source", "question", "resolution_criteria", "background"
 RESOLUTION_SET_KEYS = ("forecast_due_date", "resolutions")
 RESOLUTION_KEYS = ("id", "source", "resolution_date", "resolved_to", "resolved")
 
-_NA = ("", "N/A", "n/a", "NA", None)
-
-
 def resolution_set_name(question_set: str) -> str:
     """Resolution-set file name of a question set's round: ``YYYY-MM-DD_resolution_set.json``.
 
@@ -145,13 +143,6 @@ def resolution_set_name(question_set: str) -> str:
     if not m:
         raise ValueError(f"question set name {question_set!r} is not of the form YYYY-MM-DD-llm.json")
     return f"{m.group(1)}_resolution_set.json"
-
-
-def _na(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = str(value)
-    return None if text.strip() in _NA else text
 
 
 def _load_json(data: bytes, where: str) -> Any:
@@ -164,12 +155,8 @@ def _load_json(data: bytes, where: str) -> Any:
 def _require(obj: Any, keys: Sequence[str], where: str) -> None:
     if not isinstance(obj, dict):
         raise SourceError(f"{where}: expected a JSON object, got {type(obj).__name__}; the file is not in the ForecastBench layout.")
-    missing = [k for k in keys if k not in obj]
-    if missing:
-        raise SourceError(
-            f"{where}: missing required key(s) {', '.join(missing)} (found: {', '.join(map(str, obj)) or 'none'}); "
-            "the file is not in the ForecastBench layout — replace it with a published question/resolution set."
-        )
+    require_keys(obj, keys, where, error=SourceError,
+                 hint="the file is not in the ForecastBench layout — replace it with a published question/resolution set.")
 
 
 def _open_set(data: Any, name: str, required: Any, list_key: str) -> tuple[dict[str, Any], str]:
@@ -205,7 +192,7 @@ def parse_question_set(data: bytes | str | dict, name: str, counts: Counter | No
     rows = []
     for i, q in enumerate(obj["questions"]):
         _require(q, QUESTION_KEYS, f"{name} (questions[{i}])")
-        if isinstance(q["id"], list) or _na(q.get("combination_of")) is not None:
+        if isinstance(q["id"], list) or na_text(q.get("combination_of")) is not None:
             counts["combination_question"] += 1
             continue
         freeze_date = to_iso(q["freeze_datetime"], lenient=True, utc=True)
@@ -221,11 +208,11 @@ def parse_question_set(data: bytes | str | dict, name: str, counts: Counter | No
                 "question": str(q["question"]),
                 "background": "" if q["background"] is None else str(q["background"]),
                 "resolution_criteria": "" if q["resolution_criteria"] is None else str(q["resolution_criteria"]),
-                "market_resolution_criteria": _na(q.get("market_info_resolution_criteria")),
+                "market_resolution_criteria": na_text(q.get("market_info_resolution_criteria")),
                 "freeze_datetime": str(q["freeze_datetime"]),
                 "freeze_date": freeze_date,
-                "freeze_value": _na(q.get("freeze_datetime_value")),
-                "freeze_value_explanation": _na(q.get("freeze_datetime_value_explanation")),
+                "freeze_value": na_text(q.get("freeze_datetime_value")),
+                "freeze_value_explanation": na_text(q.get("freeze_datetime_value_explanation")),
                 "forecast_due_date": due,
                 "question_set": name,
                 "url": "" if q["url"] is None else str(q["url"]),

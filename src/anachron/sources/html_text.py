@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pandas as pd
+from anachron.frames import is_null
 
 
 def html_to_text(html: Any) -> str:
@@ -14,7 +14,7 @@ def html_to_text(html: Any) -> str:
     Paragraphs and list items become lines separated by a blank line; runs of whitespace
     inside a paragraph collapse to one space. ``None`` or empty input gives ``""``.
     """
-    if html is None or (isinstance(html, float) and pd.isna(html)):
+    if is_null(html):
         return ""
     text = str(html)
     if not text.strip():

@@ -48,6 +48,7 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
+from anachron.frames import is_null, require_keys
 from anachron.io import sha256_bytes, sha256_file
 from anachron.names import expand_short_forms, is_acronym_of
 from anachron.sources.base import (
@@ -228,7 +229,7 @@ def match_winning_party(
     when that score is at least ``threshold`` and beats the other side by ``margin``;
     otherwise (ambiguous, or a non-party such as "dismissal") the result is None.
     """
-    if winner is None or (isinstance(winner, float) and pd.isna(winner)):
+    if is_null(winner):
         return None
     w = str(winner).strip()
     if not w or is_not_a_party(w):
@@ -281,7 +282,7 @@ QUORUM = 6
 
 def _count(v: Any) -> int | None | str:
     """A vote count as an int, None when absent, or the reason it is not a count."""
-    if v is None or (isinstance(v, float) and pd.isna(v)) or v == "":
+    if is_null(v) or v == "":
         return None
     if isinstance(v, bool):
         return f"{v!r} is not a count"
@@ -362,13 +363,8 @@ def parse_case(doc: Any, where: str) -> dict[str, Any]:
     """
     if not isinstance(doc, dict):
         raise SourceError(f"{where}: not an Oyez case document (expected a JSON object, got {type(doc).__name__}).")
-    missing = [k for k in REQUIRED_KEYS if k not in doc]
-    if missing:
-        raise SourceError(
-            f"{where}: missing required key(s) {', '.join(missing)} in the Oyez case document "
-            f"(found: {', '.join(sorted(map(str, doc)))[:300]}); replace the file with a document from "
-            f"{OYEZ_API}/cases/<term>/<docket>."
-        )
+    require_keys(doc, REQUIRED_KEYS, f"{where}: Oyez case document", error=SourceError,
+                 hint=f"replace the file with a document from {OYEZ_API}/cases/<term>/<docket>.")
     name = str(doc.get("name") or "").strip()
     pet = str(doc.get("first_party") or "").strip()
     resp = str(doc.get("second_party") or "").strip()

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from typing import Any
 
-import pandas as pd
+from anachron.frames import text_or_empty
 
 #: A parenthesised part of a name ("(James)", "(b. 1997-01-02)").
 PARENTHESES = re.compile(r"\([^)]*\)")
@@ -18,7 +18,7 @@ def normalize_name(name: Any) -> str:
 
     "Nikola Vučević" -> "nikola vucevic"; "Gary Trent Jr." -> "gary trent".
     """
-    s = "" if name is None or (isinstance(name, float) and pd.isna(name)) else str(name)
+    s = text_or_empty(name)
     s = unicodedata.normalize("NFKD", PARENTHESES.sub(" ", s))
     s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
     s = s.replace("'", "").replace("’", "").replace(".", " ").replace("-", " ")

@@ -43,6 +43,7 @@ import lxml.html
 import pandas as pd
 
 from anachron.dates import to_iso
+from anachron.frames import is_null, text_or_empty, text_or_none
 from anachron.money import MoneyError, parse_money
 from anachron.sources.base import (
     SourceError,
@@ -170,7 +171,7 @@ def check_aav(
 def _money(text: Any) -> float | None:
     """A contract cell in USD (:func:`anachron.money.parse_money`): "$8,200,000" -> 8200000.0,
     "$4.5M" -> 4500000.0; "-", "", a cell that is not one dollar amount -> None (logged)."""
-    if text is None or (isinstance(text, float) and pd.isna(text)) or str(text).strip() in ("", "-", "—"):
+    if is_null(text) or str(text).strip() in ("", "-", "—"):
         return None
     try:
         money = parse_money(str(text))
@@ -200,11 +201,7 @@ def signings_from_rows(
     seen_rows: set[tuple] = set()
     seen_player_year: set[tuple] = set()
     for r in rows.itertuples(index=False):
-        name = (
-            ""
-            if r.player is None or (isinstance(r.player, float) and pd.isna(r.player))
-            else " ".join(str(r.player).split())
-        )
+        name = " ".join(text_or_empty(r.player).split())
         if not name:
             skipped[SKIP_NO_PLAYER] += 1
             continue
@@ -213,14 +210,8 @@ def signings_from_rows(
             skipped[SKIP_BAD_YEAR] += 1
             continue
         year = int(year)
-        team = (
-            None if r.team is None or (isinstance(r.team, float) and pd.isna(r.team)) else str(r.team).strip() or None
-        )
-        prev = (
-            None
-            if r.previous_team is None or (isinstance(r.previous_team, float) and pd.isna(r.previous_team))
-            else str(r.previous_team).strip() or None
-        )
+        team = text_or_none(r.team)
+        prev = text_or_none(r.previous_team)
         if team is None:
             skipped[SKIP_UNSIGNED] += 1
             continue

@@ -18,6 +18,7 @@ from typing import Mapping
 import pandas as pd
 
 from anachron.dates import is_iso_day
+from anachron.frames import missing_columns
 from anachron.tasks.base import INSTANCE_COLUMNS
 from anachron.tasks.registry import find_task
 
@@ -33,7 +34,7 @@ def check_instances(task: str, df: pd.DataFrame, knowledge_cutoffs: Mapping[str,
         knowledge_cutoffs: model name -> ISO knowledge cutoff date.
     """
     problems: list[str] = []
-    missing = [c for c in INSTANCE_COLUMNS if c not in df.columns]
+    missing = missing_columns(df, INSTANCE_COLUMNS)
     if missing:
         return [f"{task}: missing columns {missing}"]
     if df["instance_id"].duplicated().any():

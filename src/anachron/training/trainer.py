@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-import json
 import logging
 import math
 import shutil
@@ -36,6 +35,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from anachron.frames import is_nan
 from anachron.io import replace_dir
 from anachron.progress import Progress
 from anachron.tables import TRAINING_LOG_COLUMNS
@@ -535,7 +535,7 @@ def write_summary(path: str | Path, summary: dict[str, Any]) -> None:
     from anachron.io import write_json
 
     def clean(v: Any) -> Any:
-        if isinstance(v, float) and math.isnan(v):
+        if is_nan(v):
             return None
         if isinstance(v, dict):
             return {k: clean(x) for k, x in v.items()}

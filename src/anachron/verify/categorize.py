@@ -14,7 +14,8 @@ import re
 from typing import Any, Mapping
 
 from anachron.verify.task_rules import GENERIC_OUTCOME_NOUNS, TaskRules, context_task
-from anachron.verify.features import HEDGE, all_before, context_cutoff, has_number, has_time_ref
+from anachron.verify.features import all_before, context_cutoff, has_number, has_time_ref
+from anachron.words import HEDGE_SPECULATIVE
 
 _STATE_AS_OF = re.compile(r"\b(as of|at the end of|at year-end|at the close of|as at)\b", re.I)
 
@@ -72,7 +73,7 @@ def _a5(text: str, context: Mapping[str, Any], task: TaskRules | None) -> str | 
     rule = "A5:consequence-of-outcome" if m else None
     if m is None and react.search(text):
         rule = "A5:reaction-to-outcome"
-    if rule is None or HEDGE.search(text):
+    if rule is None or HEDGE_SPECULATIVE.search(text):
         return None
     if all_before(text, context_cutoff(context)):
         return None

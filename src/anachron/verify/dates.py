@@ -15,16 +15,15 @@ import functools
 import re
 from dataclasses import dataclass
 
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_MONTHS["sept"] = 9
+from anachron.words import MONTH_ALTERNATION, MONTH_NUMBERS
+
 #: Month names and abbreviations (the lookahead on the first letter makes a scan skip other words fast).
-_MONTH_RE = "(?=[ADFJMNOSadfjmnos])(?:" + "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True)) + ")"
+_MONTH_RE = "(?=[ADFJMNOSadfjmnos])(?:" + MONTH_ALTERNATION + ")"
 #: Capitalised month names only ("May", "Mar."), for dates written without a year, where a
 #: lower-case "may" or "march" is a verb.
-_MONTH_CAP_RE = "(?=[ADFJMNOS])(?:" + "|".join(sorted((re.escape(m.capitalize()) for m in _MONTHS), key=len, reverse=True)) + ")"
+_MONTH_CAP_RE = "(?=[ADFJMNOS])(?:" + "|".join(sorted((re.escape(m.capitalize()) for m in MONTH_NUMBERS), key=len, reverse=True)) + ")"
 #: A capitalised month name starts here (a fast test before looking for dates without a year).
-_MONTH_CAP_HINT = re.compile("|".join(sorted({m.capitalize()[:3] for m in _MONTHS})))
+_MONTH_CAP_HINT = re.compile("|".join(sorted({m.capitalize()[:3] for m in MONTH_NUMBERS})))
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _Y = r"(?:19|20)\d{2}"
 #: A year of two or four digits, optionally after an apostrophe ("'19", "19", "2019").
@@ -275,7 +274,7 @@ def _scan(text: str) -> list[Period]:
         return found
     taken = _Spans()
     words = set(_WORD.findall(text.lower()))
-    months = not words.isdisjoint(_MONTHS)
+    months = not words.isdisjoint(MONTH_NUMBERS)
     dash = "-" in text or "–" in text or "—" in text
 
     def add(m: re.Match[str], period: Period | None) -> None:
@@ -300,15 +299,15 @@ def _scan(text: str) -> list[Period]:
     if months and dash:
         for rx in (_US_DAYS, _EU_DAYS):
             for m in rx.finditer(text):
-                y, m1 = int(m["y"]), _MONTHS[m["m1"].lower()]
-                m2 = _MONTHS[m["m2"].lower()] if rx is _US_DAYS and m["m2"] else m1
+                y, m1 = int(m["y"]), MONTH_NUMBERS[m["m1"].lower()]
+                m2 = MONTH_NUMBERS[m["m2"].lower()] if rx is _US_DAYS and m["m2"] else m1
                 a, b = _safe_day(y, m1, int(m["d1"])), _safe_day(y, m2, int(m["d2"]))
                 add(m, Period("days", a, b, m[0], m.start()) if a and b and a <= b else None)
     if months:
         for m in _US_DAY.finditer(text):
-            add(m, day(m, _year_of(m[3] or m[4]) or 0, _MONTHS[m[1].lower()], int(m[2])))
+            add(m, day(m, _year_of(m[3] or m[4]) or 0, MONTH_NUMBERS[m[1].lower()], int(m[2])))
         for m in _EU_DAY.finditer(text):
-            add(m, day(m, int(m[3]), _MONTHS[m[2].lower()], int(m[1])))
+            add(m, day(m, int(m[3]), MONTH_NUMBERS[m[2].lower()], int(m[1])))
     if "/" in text:
         for m in _YMD_SLASH.finditer(text):
             add(m, day(m, int(m[1]), int(m[2]), int(m[3])))
@@ -366,13 +365,13 @@ def _scan(text: str) -> list[Period]:
         for m in _PART.finditer(text):
             third, y = _third(m["q"]), int(m["y"])
             if m["m"]:
-                add(m, month_part_period(y, _MONTHS[m["m"].lower()], third, m[0], m.start()))
+                add(m, month_part_period(y, MONTH_NUMBERS[m["m"].lower()], third, m[0], m.start()))
             else:
                 add(m, year_part_period(y, third, m[0], m.start()))
     if months:
         for m in _MONTH_YEAR.finditer(text):
             name, year = m[1], _year_of(m[2] or m[3])
-            add(m, _month_period(year, _MONTHS[name.lower()], m[0], m.start()) if year else None)
+            add(m, _month_period(year, MONTH_NUMBERS[name.lower()], m[0], m.start()) if year else None)
     if "-" in text:
         for m in _ISO_MONTH.finditer(text):
             mo = int(m[2])
@@ -458,13 +457,13 @@ def find_yearless(text: str, periods: list[Period] | None = None) -> list[Yearle
             d = int(m["d"])
             if 1 <= d <= 31 and free(*m.span()):
                 taken.add(*m.span())
-                out.append(YearlessDate(_MONTHS[m["m"].lower()], d, m[0], m.start()))
+                out.append(YearlessDate(MONTH_NUMBERS[m["m"].lower()], d, m[0], m.start()))
     for m in _YEARLESS_MONTH.finditer(text):
         if not (m["prep"] or m["part"]) or not free(m.start("m"), m.end("m")):
             continue
         rel = m["prep"].lower() if m["prep"] and m["prep"].lower() in ("last", "this", "next") else None
         start = m.start("part") if m["part"] else m.start("m")
-        out.append(YearlessDate(_MONTHS[m["m"].lower()], None, text[start : m.end()], start, _third(m["part"]) if m["part"] else None, rel))
+        out.append(YearlessDate(MONTH_NUMBERS[m["m"].lower()], None, text[start : m.end()], start, _third(m["part"]) if m["part"] else None, rel))
     out.sort(key=lambda y: y.pos)
     return out
 

@@ -2,9 +2,10 @@
 
 The generic categoriser (:mod:`anachron.verify.categorize`), each task's outcome rules
 (``anachron.tasks.<name>.claims``) and the extractors (:mod:`anachron.verify.extract`) read a
-claim through these: hedged wording, a stated quantity, time references and where they fall
-relative to the instance's cutoff, content words. No task is looked up here, so task packages
-import this module freely.
+claim through these: a stated quantity, time references and where they fall relative to the
+instance's cutoff, content words. The word lists they share (hedged wording, month names, stop
+words) are in :mod:`anachron.words`. No task is looked up here, so task packages import this
+module freely.
 """
 
 from __future__ import annotations
@@ -16,19 +17,13 @@ from typing import Any, Mapping
 
 from anachron.dates import to_date
 from anachron.verify.dates import Period, find_periods
+from anachron.words import MONTH_NAMES, MONTH_NUMBERS
 
-#: Hedged or future-tense wording ("expected to", "likely", "will"): a claim so worded is no outcome.
-HEDGE = re.compile(
-    r"\b(expect(?:s|ed)? to|is expected|are expected|likely|unlikely|probably|(?-i:may)(?!\s+[0-9])|might|could|"
-    r"would|should|will|won't|predict(?:s|ed)?|forecast(?:s|ed)? (?:that|to)|projected to|anticipate[sd]?|rumou?red|"
-    r"speculat\w*|possib(?:le|ly)|potential(?:ly)?|chance|odds|probability)\b",
-    re.I,
-)
 _RELATIVE_TIME = re.compile(
     r"\b(yesterday|today|tomorrow|recently|currently|this (?:week|month|quarter|year|season|term)|"
     r"last (?:week|month|quarter|year|season|term)|next (?:week|month|quarter|year|season|term)|"
     r"year-to-date|ytd|year-end|year end)\b"
-    r"|\b(January|February|March|April|June|July|August|September|October|November|December)\b"
+    r"|\b(" + "|".join(m for m in MONTH_NAMES if m != "May") + r")\b"
     r"|\bMay(?=\s+\d)",
     re.I,
 )
@@ -44,13 +39,6 @@ _NAME_NUMERALS = re.compile(
 )
 _NUMBER = re.compile(
     r"[0-9]|\b(million|billion|trillion|percent|percentage points?|basis points?|bps)\b", re.I
-)
-
-
-#: Function words left out of a claim's content words.
-STOP_WORDS = frozenset(
-    "a an the of to in on at for by with and or but is are was were be been being its it this that these those "
-    "as from into than then over under after before since during while about per his her their our your".split()
 )
 
 
@@ -166,7 +154,6 @@ _MONTH_WORD = re.compile(
     r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?",
     re.I,
 )
-_MONTH_NO = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
 
 
 def yearless_months(text: str, periods: list[Period] | None = None) -> list[int]:
@@ -178,4 +165,4 @@ def yearless_months(text: str, periods: list[Period] | None = None) -> list[int]
     rest = text
     for p in find_periods(text) if periods is None else periods:
         rest = rest.replace(p.text, " ")
-    return [_MONTH_NO[m[1][:3].lower()] for m in _MONTH_WORD.finditer(rest) if not m[1].isupper()]
+    return [MONTH_NUMBERS[m[1][:3].lower()] for m in _MONTH_WORD.finditer(rest) if not m[1].isupper()]

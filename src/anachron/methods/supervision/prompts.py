@@ -18,6 +18,7 @@ from anachron.llm.structured import output_schema
 from anachron.llm.types import ChatRequest
 from anachron.tasks.base import Task
 from anachron.verify.dates import find_periods
+from anachron.words import MONTH_WORDS, WEEKDAY_NAMES
 
 
 #: Words that speak about time or about the verification; never shown to the generator.
@@ -25,9 +26,8 @@ TEMPORAL_WORDS = re.compile(
     r"\b(?:cut-?offs?|leak\w*|future|temporal\w*|anachron\w*|dates?|dated|dating|timeline\w*|later|earlier|"
     r"before|after|afterwards?|until|till|since|upcoming|subsequent\w*|recent\w*|previous\w*|prior|ago|yet|"
     r"already|today|tomorrow|yesterday|tonight|now|currently|post-?\w*|pre-?cutoff|as of|deadline\w*|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday|q[1-4]|h[12]|fy\s?\d{2,4}|quarter(?:ly)?|annual(?:ly)?|year(?:s|ly)?|month(?:s|ly)?|week(?:s|ly)?|"
+    + "|".join(MONTH_WORDS + WEEKDAY_NAMES) + "|"
+    r"q[1-4]|h[12]|fy\s?\d{2,4}|quarter(?:ly)?|annual(?:ly)?|year(?:s|ly)?|month(?:s|ly)?|week(?:s|ly)?|"
     r"days?|daily|season(?:s|al)?|term)\b",
     re.I,
 )

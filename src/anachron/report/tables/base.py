@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from anachron.report.render import TableData, as_count, missing
+from anachron.frames import is_na
+from anachron.report.render import TableData, as_count
 from anachron.store import database_columns
 
 if TYPE_CHECKING:
@@ -107,17 +108,17 @@ def block_starts(df: pd.DataFrame, keys: list[str]) -> tuple[int, ...]:
 
 def pct(v: object, digits: int = 1) -> str:
     """A fraction as a percentage with ``digits`` decimals (``0.25`` -> ``"25.0"``); "–" when missing."""
-    return "–" if missing(v) else f"{100 * float(v):.{digits}f}"
+    return "–" if is_na(v) else f"{100 * float(v):.{digits}f}"
 
 
 def share_count(share: object, n: object) -> str:
     """``"25.0 (1)"``: a share as a percentage and its count."""
-    return "–" if missing(share) else f"{pct(share)} ({as_count(n)})"
+    return "–" if is_na(share) else f"{pct(share)} ({as_count(n)})"
 
 
 def label(v: object) -> str:
     """A value as text; "–" when missing."""
-    return "–" if missing(v) else str(v)
+    return "–" if is_na(v) else str(v)
 
 
 #: One bin of an instance-share table: (name of its view columns n_<name> / share_<name>, SQL

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anachron.report.render import TableData, as_count, fmt_ci, missing
+from anachron.frames import is_na
+from anachron.report.render import TableData, as_count, fmt_ci
 from anachron.report.tables.base import ReportTable, block_starts
 from anachron.verify.calibration.evaluate import FP_MAX, RECALL_MIN
 
@@ -28,13 +29,13 @@ ORDER BY task, layers, metric DESC, kind
 def _format_calibration(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
     out = []
     for r in rows.itertuples(index=False):
-        bar = "–" if missing(r.meets_bar) else ("meets" if bool(r.meets_bar) else "misses")
+        bar = "–" if is_na(r.meets_bar) else ("meets" if bool(r.meets_bar) else "misses")
         out.append({"Task": r.task, "Layers": r.layers, "Kind": r.kind, "Metric": r.metric,
                     "Rate % [Wilson 95% CI]": fmt_ci(r.rate, r.ci_low, r.ci_high, pct=True),
                     "flagged / n": f"{as_count(r.n_flagged)} / {as_count(r.n)}",
                     "undated": as_count(r.n_undated), "bar": bar})
     bold = frozenset((i, "bar") for i, r in enumerate(rows.itertuples(index=False))
-                     if not missing(r.meets_bar) and not bool(r.meets_bar))
+                     if not is_na(r.meets_bar) and not bool(r.meets_bar))
     return TableData(frame=pd.DataFrame(out), n_keys=4, bold=bold, blocks=block_starts(rows, ["task", "layers"]))
 
 

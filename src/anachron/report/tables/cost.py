@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anachron.report.render import TableData, as_count, missing
+from anachron.frames import is_na
+from anachron.report.render import TableData, as_count
 from anachron.report.tables.base import ReportTable, block_starts, label
 from anachron.store import database_columns
 
@@ -93,14 +94,14 @@ _NO_COST_COLUMN = ("Cost n/a: the database has no `cost_usd` column (built befor
 
 def _usd(v: object, unpriced: object, calls: object, digits: int) -> str:
     """A dollar amount; "n/a" when no call of the row has a price, "≥ x" when some have none."""
-    if missing(v) or as_count(unpriced) >= max(1, as_count(calls)):
+    if is_na(v) or as_count(unpriced) >= max(1, as_count(calls)):
         return "n/a"
     s = f"{float(v):,.{digits}f}"
     return f"≥ {s}" if as_count(unpriced) else s
 
 
 def _num(v: object, digits: int = 0) -> str:
-    return "–" if missing(v) else f"{float(v):,.{digits}f}"
+    return "–" if is_na(v) else f"{float(v):,.{digits}f}"
 
 
 def _format_cost(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
@@ -108,7 +109,7 @@ def _format_cost(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableDat
     out = []
     for r in rows.itertuples(index=False):
         total = r.calls_for == "total"
-        tokens = (0 if missing(r.prompt_tokens) else r.prompt_tokens) + (0 if missing(r.completion_tokens) else r.completion_tokens)
+        tokens = (0 if is_na(r.prompt_tokens) else r.prompt_tokens) + (0 if is_na(r.completion_tokens) else r.completion_tokens)
         out.append({
             "Task": "Total" if total else r.task, "Method": label(r.method) if not total else "",
             "Model": label(r.model) if not total else "", "Calls for": "" if total else r.calls_for,

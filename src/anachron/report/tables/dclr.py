@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anachron.report.render import TableData, as_count, fmt_ci, missing
+from anachron.frames import is_na
+from anachron.report.render import TableData, as_count, fmt_ci
 from anachron.report.tables.base import ReportTable, block_starts
 
 if TYPE_CHECKING:
@@ -54,9 +55,9 @@ def _format_dclr(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableDat
             "Top-5 % [95% CI]": fmt_ci(r.top5, r.top5_ci_low, r.top5_ci_high, pct=True),
             "OLR % (same instances)": fmt_ci(r.olr, pct=True),
             "exact / n": f"{as_count(r.n_exact)}/{as_count(r.n)}",
-            "calls mean (max) / budget": ("–" if missing(r.mean_calls) else
+            "calls mean (max) / budget": ("–" if is_na(r.mean_calls) else
                                           f"{r.mean_calls:.1f} ({as_count(r.max_calls)}) / {as_count(r.budget)}"),
-            "MAE vs exact": "–" if missing(r.exact_mae) else f"{r.exact_mae:.4f}",
+            "MAE vs exact": "–" if is_na(r.exact_mae) else f"{r.exact_mae:.4f}",
         })
     return TableData(frame=pd.DataFrame(out), n_keys=4, blocks=block_starts(rows, ["task"]))
 

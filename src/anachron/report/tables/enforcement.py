@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anachron.report.render import TableData, as_count, missing
+from anachron.frames import is_na
+from anachron.report.render import TableData, as_count
 from anachron.report.tables.base import ReportTable, block_starts
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def enforcement_frame(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> pd.
 
 
 def _num3(v: object, spec: str = ".3f") -> str:
-    return "–" if missing(v) else format(v, spec)
+    return "–" if is_na(v) else format(v, spec)
 
 
 def format_enforcement(table: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -126,7 +127,7 @@ def format_enforcement(table: pd.DataFrame, confidence: float = 0.95) -> pd.Data
                 "Unrestricted": _num3(r.unrestricted),
                 "Enforced": _num3(r.enforced),
                 f"Δ [{pct}% CI]": (f"not compared: {status}" if status != "ok" else
-                                   "– (no pair with a value)" if missing(r.diff) else f"{_num3(r.diff, '+.3f')} {ci}"),
+                                   "– (no pair with a value)" if is_na(r.diff) else f"{_num3(r.diff, '+.3f')} {ci}"),
                 "Relative reduction": _num3(getattr(r, "relative_reduction", float("nan")), ".1%"),
                 "Sign test p": _num3(r.p_value, ".3g") if as_count(r.n) else "–",
                 "Improved / worsened / tied": f"{r.improved} / {r.worsened} / {r.tied}",

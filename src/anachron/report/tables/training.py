@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anachron.report.render import TableData, fmt_ci, missing
+from anachron.frames import is_na
+from anachron.report.render import TableData, fmt_ci
 from anachron.report.tables.base import ReportTable, pct
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def _arrow(a: str, b: str) -> str:
 
 
 def _step(v: object) -> str:
-    return "–" if missing(v) else str(int(v))
+    return "–" if is_na(v) else str(int(v))
 
 
 def _format_training(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pandas as pd
+from anachron.frames import is_null
 
 #: Disposition -> which side prevails (petitioner = appellant).
 OUTCOME_BY_DISPOSITION = {
@@ -68,7 +68,7 @@ def classify_disposition(text: Any) -> tuple[str | None, str]:
     "Affirmed."; a lower court's ruling described in the facts ("the district court
     reversed the agency") is not one of them.
     """
-    if text is None or (isinstance(text, float) and pd.isna(text)):
+    if is_null(text):
         return None, "no text"
     s = str(text)
     if not s.strip():

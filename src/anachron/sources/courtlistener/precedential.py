@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
+from anachron.frames import is_null
 
 #: CourtListener's precedential status values (the choices of its database field).
 PRECEDENTIAL_STATUSES = ("Published", "Unpublished", "Errata", "Separate", "In-chambers", "Relating-to", "Unknown")
@@ -33,7 +33,7 @@ def normalize_precedential_status(value: Any) -> tuple[str | None, bool]:
         ``(status, recognised)``: ``(None, True)`` for a missing or blank value, ``(None,
         False)`` for a value not in the list (the caller logs and counts it).
     """
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+    if is_null(value):
         return None, True
     key = " ".join(str(value).strip().lower().replace("-", " ").replace("_", " ").split())
     if not key:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from anachron.frames import is_null
 from anachron.sources.base import read_csv_checked
 from anachron.sources.prosports.layout import CONTRACT_COLUMNS, LEAGUE
 from anachron.sources.prosports.notes import MAX_YEARS, MIN_TOTAL_VALUE, SIGN_AND_TRADE_RE
@@ -35,7 +36,7 @@ def read_contract_list(path: Path, rel: str) -> tuple[pd.DataFrame, Counter]:
     rows = []
     for i, r in raw.iterrows():
         name = r["player"]
-        if name is None or (isinstance(name, float) and pd.isna(name)) or not str(name).strip():
+        if is_null(name) or not str(name).strip():
             skipped[SKIP_NO_PLAYER] += 1
             continue
         years = pd.to_numeric(r["Years"], errors="coerce")
@@ -50,7 +51,7 @@ def read_contract_list(path: Path, rel: str) -> tuple[pd.DataFrame, Counter]:
             pd.to_datetime(r["date"], errors="coerce") if isinstance(r["date"], str) and r["date"].strip() else pd.NaT
         )
         src = r.get("source") if "source" in raw.columns else None
-        src = None if src is None or (isinstance(src, float) and pd.isna(src)) else str(src)
+        src = None if is_null(src) else str(src)
         rows.append(
             {
                 "player": str(name).strip(),

@@ -6,8 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
-
+from anachron.frames import text_or_empty
 from anachron.money import scan_money
 from anachron.sources.prosports.skips import (
     SKIP_AMBIGUOUS_AMOUNT,
@@ -155,7 +154,7 @@ def parse_note(note: Any) -> ParsedNote:
 
     Never raises; a missing or blank note is ``not_a_contract``.
     """
-    text = "" if note is None or (isinstance(note, float) and pd.isna(note)) else str(note).strip()
+    text = text_or_empty(note).strip()
     if not text:
         return ParsedNote(SKIP_NOT_CONTRACT)
     status = "unrestricted" if _UNRESTRICTED.search(text) else "restricted" if _RESTRICTED.search(text) else None

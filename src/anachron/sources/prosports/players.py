@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
+from anachron.frames import text_or_empty
 from anachron.sources.player_names import PARENTHESES, normalize_name
 
 
 def player_aliases(raw: Any) -> list[str]:
     """The aliases of a prosports player cell ("Edrice Adebayo / Bam Adebayo"), cleaned, in order."""
-    s = "" if raw is None or (isinstance(raw, float) and pd.isna(raw)) else str(raw)
+    s = text_or_empty(raw)
     out = []
     for part in s.replace("•", "/").split("/"):
         part = " ".join(PARENTHESES.sub(" ", part).split())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
+from anachron.frames import is_null
 
 #: Franchise aliases -> the nickname used for the franchise now.
 TEAM_ALIASES = {"Bobcats": "Hornets", "Trail Blazers": "Blazers", "Sixers": "76ers", "Seventy Sixers": "76ers"}
@@ -23,7 +23,7 @@ BBREF_TEAMS = {
 
 def canonical_team(team: Any) -> str | None:
     """Franchise-normalised team nickname ("Bobcats" -> "Hornets"); None for blank."""
-    if team is None or (isinstance(team, float) and pd.isna(team)):
+    if is_null(team):
         return None
     t = " ".join(str(team).split())
     if not t:

@@ -13,7 +13,8 @@ import re
 from typing import Any, Mapping
 
 from anachron.tasks.forecast.grounding import ResolutionGrounding
-from anachron.verify.features import HEDGE, STOP_WORDS, context_cutoff, periods_after
+from anachron.verify.features import context_cutoff, periods_after
+from anachron.words import HEDGE_SPECULATIVE, STOP_WORDS
 
 #: Nouns naming a forecast outcome ("following the resolution").
 OUTCOME_NOUNS = r"resolution|outcome"
@@ -42,7 +43,7 @@ def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
     if _RESOLUTION.search(text):
         return "A4:forecast:resolution-stated"
     question = str(context.get("question") or "")
-    if not question or HEDGE.search(text):
+    if not question or HEDGE_SPECULATIVE.search(text):
         return None
     first = re.split(r"\?|\n", question.strip(), maxsplit=1)[0]
     q = _content_tokens(first)

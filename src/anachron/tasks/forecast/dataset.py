@@ -28,7 +28,6 @@ import hashlib
 import html
 import json
 import logging
-import math
 import re
 from typing import Any, Mapping
 
@@ -36,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.dates import to_iso
+from anachron.frames import is_null, text_or_empty, text_or_none
 from anachron.sources.base import check_columns
 from anachron.tasks.base import INSTANCE_COLUMNS
 
@@ -138,17 +138,6 @@ def _defaults(task_config: Mapping[str, Any] | None) -> dict[str, Any]:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"tasks.forecast.background_max_chars must be a non-negative integer, got {n!r}")
     return cfg
-
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value)
-
-
-def _opt(value: Any) -> str | None:
-    text = _text(value).strip()
-    return text or None
 
 
 _HTML_TAG = re.compile(r"</?(?:p|a|div|br|span|ul|ol|li|strong|em|b|i|h[1-6]|table|tr|td|blockquote)\b[^>]*>", re.I)
@@ -282,10 +271,10 @@ def build_forecast_instances(
     def exclude(r: dict[str, Any], reason: str, detail: str) -> None:
         exclusions.append(
             {
-                "question_id": _text(r.get("question_id")),
-                "source": _text(r.get("source")),
-                "question_set": _text(r.get("question_set")),
-                "resolution_date": _text(r.get("resolution_date")),
+                "question_id": text_or_empty(r.get("question_id")),
+                "source": text_or_empty(r.get("source")),
+                "question_set": text_or_empty(r.get("question_set")),
+                "resolution_date": text_or_empty(r.get("resolution_date")),
                 "reason": reason,
                 "detail": detail,
             }
@@ -293,12 +282,12 @@ def build_forecast_instances(
 
     records = df.to_dict("records")
     for r in records:
-        source = _text(r["source"])
+        source = text_or_empty(r["source"])
         if keep_sources is not None and source not in keep_sources:
             exclude(r, REASON_SOURCE, f"source {source!r} not in tasks.forecast.sources")
             continue
         resolved = r.get("resolved", True)
-        if resolved is not None and not (isinstance(resolved, float) and math.isnan(resolved)) and not bool(resolved):
+        if not is_null(resolved) and not bool(resolved):
             exclude(r, REASON_UNRESOLVED, f"not resolved as of the resolution set (current value {r['resolved_to']})")
             continue
         try:
@@ -317,7 +306,7 @@ def build_forecast_instances(
             exclude(r, REASON_RESOLVED_BY_FREEZE, f"resolved {resolution}, on or before the freeze date {freeze}")
             continue
         due = to_iso(r.get("forecast_due_date"), lenient=True, utc=True) or freeze
-        key = (due, source, _text(r["question_id"]), resolution)
+        key = (due, source, text_or_empty(r["question_id"]), resolution)
         if key in seen:
             exclude(r, REASON_DUPLICATE, f"second row for {key}")
             continue
@@ -327,7 +316,7 @@ def build_forecast_instances(
     if cfg["horizons"] != "all":
         by_question: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
         for c in candidates:
-            by_question.setdefault((c["_due"], _text(c["source"]), _text(c["question_id"])), []).append(c)
+            by_question.setdefault((c["_due"], text_or_empty(c["source"]), text_or_empty(c["question_id"])), []).append(c)
         kept = []
         for group in by_question.values():
             group = sorted(group, key=lambda c: c["_resolution"])
@@ -373,10 +362,10 @@ def build_forecast_instances(
 
 def _instance_row(c: dict[str, Any], split: str, cfg: dict[str, Any], lo: str, hi: str) -> dict[str, str]:
     due, freeze, resolution = c["_due"], c["_freeze"], c["_resolution"]
-    is_dataset = _text(c.get("question_type")) == "dataset" or "{resolution_date}" in _text(c["question"])
+    is_dataset = text_or_empty(c.get("question_type")) == "dataset" or "{resolution_date}" in text_or_empty(c["question"])
 
     def fill(text: Any) -> str:
-        return fill_placeholders(_text(text), resolution_date=resolution, forecast_due_date=due).strip()
+        return fill_placeholders(text_or_empty(text), resolution_date=resolution, forecast_due_date=due).strip()
 
     inputs = {
         "question": fill(c["question"]),
@@ -384,27 +373,27 @@ def _instance_row(c: dict[str, Any], split: str, cfg: dict[str, Any], lo: str, h
         "resolution_criteria": fill(c["resolution_criteria"]),
         "market_resolution_criteria": (
             truncate(plain_text(fill(c.get("market_resolution_criteria"))), int(cfg["background_max_chars"]))
-            if _opt(c.get("market_resolution_criteria"))
+            if text_or_none(c.get("market_resolution_criteria"))
             else None
         ),
-        "source": _text(c["source"]),
+        "source": text_or_empty(c["source"]),
         "question_type": "dataset" if is_dataset else "market",
         "freeze_date": freeze,
         "forecast_due_date": due,
         # a market's settlement day hints at its outcome: shown only where the question asks about that date
         "resolution_date": resolution if is_dataset else None,
-        "freeze_value": _opt(c.get("freeze_value")),
-        "freeze_value_explanation": _opt(c.get("freeze_value_explanation")),
+        "freeze_value": text_or_none(c.get("freeze_value")),
+        "freeze_value_explanation": text_or_none(c.get("freeze_value_explanation")),
         "show_freeze_value": bool(cfg["show_freeze_value"]),
     }
     label = {"resolved_to": c["_y"], "resolution_date": resolution}
     provenance = {
-        "question_id": _text(c["question_id"]),
-        "source": _text(c["source"]),
-        "question_set": _text(c["question_set"]),
-        "resolution_set": _opt(c.get("resolution_set")),
-        "url": _text(c["url"]),
-        "freeze_datetime": _opt(c.get("freeze_datetime")),
+        "question_id": text_or_empty(c["question_id"]),
+        "source": text_or_empty(c["source"]),
+        "question_set": text_or_empty(c["question_set"]),
+        "resolution_set": text_or_none(c.get("resolution_set")),
+        "url": text_or_empty(c["url"]),
+        "freeze_datetime": text_or_none(c.get("freeze_datetime")),
         "forecast_due_date": due,
         "horizon_days": (pd.Timestamp(resolution) - pd.Timestamp(freeze)).days,
         "knowledge_cutoff_min": lo,
@@ -412,7 +401,7 @@ def _instance_row(c: dict[str, Any], split: str, cfg: dict[str, Any], lo: str, h
         "split_rule": "eval: resolved on/before the earliest knowledge cutoff; control: frozen after the latest",
     }
     return {
-        "instance_id": _instance_id(due, _text(c["source"]), _text(c["question_id"]), resolution),
+        "instance_id": _instance_id(due, text_or_empty(c["source"]), text_or_empty(c["question_id"]), resolution),
         "task": TASK,
         "split": split,
         "cutoff_date": freeze,

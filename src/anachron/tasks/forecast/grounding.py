@@ -10,11 +10,12 @@ import os
 import re
 from typing import Any, Mapping
 
-from anachron.tasks.forecast.wording import PERFECT_STATE, content, month_anchors, read_question, restates, says_yes
+from anachron.tasks.forecast.wording import content, month_anchors, read_question, restates, says_yes
 from anachron.verify.dates import find_periods, unquoted
 from anachron.verify.features import LOOKING_BACK
 from anachron.verify.layers.grounded import CompositeGrounding, GroundedVerdict
 from anachron.verify.layers.market import market_checks
+from anachron.words import HEDGE_FORWARD_LOOKING, PERFECT_NEGATED
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +45,6 @@ _REALISED = re.compile(
     r"gained|came|went|saw|took|beat|defeated|released|launched|developed|approved|signed|elected|qualified|"
     r"cut|led|held|made|left|paid|sold|kept|met|ran|struck|shot|began|chose|spent|won|lost|"
     r"[a-z]{3,}ed)\b",
-    re.I,
-)
-_HEDGED = re.compile(
-    r"(?-i:\bwill\b|\bWill(?=\s+[a-z])|\bmay\b(?!\s+\d))|"  # modal will / may, not "Will Smith" or "May 3"
-    r"\b(?:would|could|might|should|expect\w*|forecast\w*|predict\w*|project(?:s|ed|ion)|likely|unlikely|"
-    r"probabilit\w*|chances?|odds|plans?|planned|aims?|hopes?|intends?|anticipat\w*|scheduled|set\s+(?:to|for)|"
-    r"slated|due\s+(?:to|on|in)|upcoming|to\s+be\s+held|"
-    r"poised|bet(?:s|ting)?|priced|implied|if|whether|uncertain|unclear|goals?|pledged?|promised?|commit\w*|"
-    r"this\s+(?:market|question)|refers?\s+to|can\s+resolve|to\s+count)\b",
     re.I,
 )
 
@@ -156,7 +148,7 @@ class ResolutionGrounding:
         if quoted is False:
             return None  # the claim is about another, quoted question
         plain = unquoted(fact)
-        if _HEDGED.search(plain) and not explicit:
+        if HEDGE_FORWARD_LOOKING.search(plain) and not explicit:
             return None
         q_words, f_words = q.tokens, content(fact)
         if not q_words or not f_words:
@@ -191,7 +183,7 @@ class ResolutionGrounding:
             realised
             and not dated
             and not LOOKING_BACK.search(plain)
-            and not PERFECT_STATE.search(plain)
+            and not PERFECT_NEGATED.search(plain)
             and yes is not None
             and resolved_to is not None
             and yes == bool(float(resolved_to))

@@ -28,15 +28,8 @@ from dataclasses import dataclass
 from anachron.verify.dates import Period, find_periods
 from anachron.verify.features import stem as _features_stem
 from anachron.verify.features import yearless_months
+from anachron.words import QUESTION_STOP_WORDS
 
-STOP = frozenset(
-    """a an the of in on at by to for from with and or than then as is are be been being was were will would
-    what which who whom whose that this these those it its their there here have has had do does did not no yes
-    according wikipedia question probability resolve resolves resolved resolution date compared value its
-    more less between before after during over under into per any each all some much
-    many how when where why if about up down one two three four five six seven eight nine ten e g eg average
-    day days total""".split()
-)
 #: Where the core of a question ends ("Will X win the election | in 2026?"): its adjuncts of time
 #: and manner begin.
 _ADJUNCT = re.compile(
@@ -86,8 +79,6 @@ _RATE_STEP = re.compile(
     r"|\b(quarter|half)(?:[- ]of[- ]a)?[- ](?:percentage[- ])?point\b|\bhalf\s+a\s+(?:percentage\s+)?point\b",
     re.I,
 )
-#: A state up to the time of writing ("has never won", "have not yet"): background, not an event.
-PERFECT_STATE = re.compile(r"\b(?:has|have|had)\s+(?:never|not|yet\s+to|n['’]t)\b|\b(?:hasn|haven|hadn)['’]t\b", re.I)
 #: Negation of what follows: "did not", "didn't", "never", "failed to", "no", "without".
 _NEGATION = re.compile(
     r"\b(?:not|never|no|none|neither|nor|without|failed\s+to|fail(?:s|ing)?\s+to|fell\s+short|missed|"
@@ -164,7 +155,7 @@ def content(text: str) -> set[str]:
     out = rate_steps(text) | {f"#{float(m[1]):g}%" for m in _PERCENT_FIGURE.finditer(text)}
     text = _PASSIVE_DEFEAT.sub(" lost ", _RATE_STEP.sub(" ", _plain_acronyms(text)))
     for w in re.findall(r"[A-Za-z][A-Za-z'’]+", text):
-        if w.lower() in STOP or len(w) < 2:
+        if w.lower() in QUESTION_STOP_WORDS or len(w) < 2:
             continue
         s = stem(w)
         out.add(_kind(s) or s)
@@ -177,13 +168,13 @@ def names(question: str) -> set[str]:
     out: set[str] = set()
     question = _plain_acronyms(question)
     for m in re.finditer(r"['‘\"“]([^'’\"”]{2,40})['’\"”]", question):
-        out |= {stem(w) for w in re.findall(r"[A-Za-z]+", m[1]) if w.lower() not in STOP}
+        out |= {stem(w) for w in re.findall(r"[A-Za-z]+", m[1]) if w.lower() not in QUESTION_STOP_WORDS}
     words = re.findall(r"[A-Za-z][A-Za-z'’&.-]*", question)
     if words and words[0].lower() in _QUESTION_WORDS:
         words = words[1:]
     for w in words:
         core = w.rstrip(".")
-        if not core[:1].isupper() or core.lower() in STOP or core.lower() in {"fide", "wikipedia"}:
+        if not core[:1].isupper() or core.lower() in QUESTION_STOP_WORDS or core.lower() in {"fide", "wikipedia"}:
             continue
         if yearless_months(core):
             continue
@@ -201,7 +192,7 @@ def name_heads(question: str) -> set[str]:
     heads, run = set(), []
     for w in [*words, "."]:
         core = w.rstrip(".")
-        if core[:1].isupper() and core.lower() not in STOP and not yearless_months(core):
+        if core[:1].isupper() and core.lower() not in QUESTION_STOP_WORDS and not yearless_months(core):
             run.append(core)
             if w.endswith("."):
                 heads.add(_kind(stem(run[-1])) or stem(run[-1]))
@@ -252,7 +243,7 @@ def core_head(sentence: str) -> str | None:
     cut = _ADJUNCT.search(rest, 1)
     core = rest[: cut.start()] if cut else rest
     for w in reversed(re.findall(r"[A-Za-z][A-Za-z'’]+", _plain_acronyms(core))):
-        if w.lower() not in STOP and len(w) > 1:
+        if w.lower() not in QUESTION_STOP_WORDS and len(w) > 1:
             return _kind(stem(w)) or stem(w)
     return None
 

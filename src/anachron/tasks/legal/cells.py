@@ -7,35 +7,25 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
+from anachron.frames import is_missing_scalar, text_or_none
 
 
 def str_or_none(v: Any) -> str | None:
     """``v`` as a stripped string; None for None, NaN / NA and the empty string."""
-    if v is None:
-        return None
-    try:
-        if pd.isna(v):
-            return None
-    except (TypeError, ValueError):
-        pass
-    s = str(v).strip()
-    return s or None
+    return text_or_none(v, is_missing_scalar)
 
 
 def int_or_none(v: Any) -> int | None:
     """``v`` as an int; None for None, NaN / NA and what ``int`` cannot read."""
+    if is_missing_scalar(v):
+        return None
     try:
-        if v is None or pd.isna(v):
-            return None
         return int(v)
     except (TypeError, ValueError):
         return None
 
 
 def none_if_na(v: Any) -> Any:
-    """NaN / NA / NaT -> None (pandas 3 turns None into NaN in string columns)."""
-    try:
-        return None if v is None or (not isinstance(v, (list, dict, str)) and pd.isna(v)) else v
-    except (TypeError, ValueError):
-        return v
+    """NaN / NA / NaT -> None (pandas 3 turns None into NaN in string columns); a list, dict or
+    string is kept as it is."""
+    return None if not isinstance(v, (list, dict, str)) and is_missing_scalar(v) else v

@@ -21,8 +21,8 @@ from typing import Any, Mapping
 from anachron.dates import to_date
 from anachron.tasks.legal.parties import case_name_key, case_parties, party_key
 from anachron.verify.dates import find_periods
-from anachron.verify.features import HEDGE, STOP_WORDS
 from anachron.verify.layers.grounded import GroundedVerdict
+from anachron.words import HEDGE_SPECULATIVE, MONTH_WORDS, PERFECT_AUXILIARY_AT_END, STOP_WORDS
 
 
 STATES = (
@@ -117,7 +117,7 @@ _PASSIVE = re.compile(r"\b(?:was|were|been|is|are|being|got)\s+(?:\w+ly\s+)?$", 
 # "ruled 9-0 in Riley": a decision placed in a named case
 _IN_CASE = re.compile(r"^\s*(?:[\w-]+\s+){0,3}?in\s+(?P<name>[A-Z][\w.-]+)(?![\w.-]|['’]s\b)")
 _NOT_A_CASE = re.compile(
-    rf"^(?:{'|'.join(m for m in ('January February March April May June July August September October November December Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec'.split()))}"
+    rf"^(?:{'|'.join(m.capitalize() for m in MONTH_WORDS)}"
     r"|The|This|That|These|Its|His|Her|Their|Our|A|An|Favor|Favour|Part|Addition|Fact|Response|Light|Short|Sum)\b"
 )
 _CLAUSE_BREAK = re.compile(r"[;]\s|(?<!\bv)(?<!\bU\.S)(?<!\bSt)(?<!\bJr)\.\s|\b(?:but|while|whereas|although|then|and\s+then|before|after)\b", re.I)
@@ -136,7 +136,6 @@ _BARE_DISPOSITION = re.compile(
 # coordination keeps the subject ("the Court declined to X but narrowed it"); subordinate
 # clauses ("before", "after", "while") and sentence ends have their own
 _COORDINATION = re.compile(r"\b(?:but|and\s+then|then)\b", re.I)
-_PERFECT = re.compile(r"\b(?:has|have|had|having)\s+(?:\w+ly\s+|long\s+|since\s+|already\s+)?$", re.I)
 #: Marks of another, earlier case ("in a prior case", "precedent", "previously held").
 _PRIOR_CASE = re.compile(
     r"\b(?:previously|earlier(?!\s+(?:this|that)\s+(?:week|month|term|year))|precedents?|prior\s+(?:case|decision|ruling|holding)"
@@ -472,7 +471,7 @@ def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
     """
     signals = _signals(fact)
     party_signals = [m.span() for m in _PARTY_OUTCOME.finditer(fact)]
-    if not (signals or party_signals) or HEDGE.search(fact):
+    if not (signals or party_signals) or HEDGE_SPECULATIVE.search(fact):
         return None
     cites, names, other_case = case_mentions(fact, instance)
     aliases = case_aliases(instance)
@@ -493,7 +492,7 @@ def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
             if (who and who[-1] == "case") or _PARTY_ROLE.search(fact[max(0, a - 40) : a]):
                 found.append(((a, a), "own"))
     if not cites:  # doctrine in the perfect ("has held") is no ruling of this case
-        found = [(sp, k) for sp, k in found if not _PERFECT.search(fact[max(0, sp[0] - 30) : sp[0]])]
+        found = [(sp, k) for sp, k in found if not PERFECT_AUXILIARY_AT_END.search(fact[max(0, sp[0] - 30) : sp[0]])]
     ruling_subject = {"own", "case"} if cites else {"own"}
     named = [k for _, k in found if k is not None]
     if named and not any(k in ruling_subject for k in named):

@@ -30,6 +30,7 @@ from anachron.tasks.legal.exclusions import (
     REASON_UNMATCHED,
 )
 from anachron.tasks.legal.parties import case_name_key, case_parties
+from anachron.frames import is_missing_scalar
 
 
 def _sides_consistent(oyez_name: str, pet: str, resp: str, scdb_name: str) -> bool:
@@ -178,7 +179,7 @@ def scotus_candidates(oyez: pd.DataFrame, scdb: pd.DataFrame, cfg: dict[str, Any
     out = []
     for r in cand.to_dict("records"):
         ident = {k: r[k] for k in ("source", "term", "docket", "case_name")}
-        if r["label"] is None or pd.isna(r["label"]):
+        if is_missing_scalar(r["label"]):
             excl.append({**ident, "reason": r["reason"] or REASON_NO_OUTCOME, "detail": r["detail"]})
         elif not _str(r["decision_date"]):
             excl.append({**ident, "reason": REASON_NO_DATE, "detail": "neither SCDB dateDecision nor an Oyez Decided event"})

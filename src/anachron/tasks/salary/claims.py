@@ -16,7 +16,8 @@ from typing import Any, Mapping
 
 from anachron.names import name_in, team_in
 from anachron.tasks.salary.grounding import states_contract
-from anachron.verify.features import HEDGE, all_before, context_cutoff, periods_after
+from anachron.verify.features import all_before, context_cutoff, periods_after
+from anachron.words import HEDGE_SPECULATIVE
 
 #: Nouns naming a contract outcome ("following the signing", "praised the deal").
 OUTCOME_NOUNS = r"contract|signing|deal|agreement|move|outcome"
@@ -40,7 +41,7 @@ def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
     if states_contract(text, context):
         return "A4:salary:the-contract"
     player = str(context.get("player") or "")
-    if not name_in(text, player, by_surname=True) or not _CONTRACT.search(text) or HEDGE.search(text):
+    if not name_in(text, player, by_surname=True) or not _CONTRACT.search(text) or HEDGE_SPECULATIVE.search(text):
         return None
     cutoff = context_cutoff(context)
     if all_before(text, cutoff):

@@ -24,12 +24,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
+from anachron.frames import is_na, text_or_none
 from anachron.sources.base import check_columns
 from anachron.sources.player_names import normalize_name
 from anachron.sources.signings import SIGNING_COLUMNS
@@ -168,14 +168,11 @@ def _config(task_config: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _str_or_none(value: Any) -> str | None:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return None
-    s = str(value).strip()
-    return s or None
+    return text_or_none(value, is_na)
 
 
 def _flag(value: Any) -> bool | None:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    if is_na(value):
         return None
     return bool(value)
 

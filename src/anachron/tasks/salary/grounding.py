@@ -20,8 +20,8 @@ from typing import Any, Mapping
 from anachron.money import scan_money
 from anachron.names import name_in, team_in, team_key, teams_named
 from anachron.verify.dates import find_periods
-from anachron.verify.features import HEDGE
 from anachron.verify.layers.grounded import GroundedVerdict
+from anachron.words import HEDGE_SPECULATIVE, MONTH_WORDS
 
 #: Units that make a number an amount without a currency ("worth 120 million"); a letter ("12 m")
 #: or "thousand" needs "$" or "dollars".
@@ -85,10 +85,8 @@ _PRONOUN = re.compile(r"\b(?:[Hh]e|[Hh]is|him)\b")
 # capitalised words in a row: a name (a person's, unless it is a team, a place or a date)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
 _NOT_A_NAME = frozenset(
-    "the a an in on at after before with for his her their its this that as by from to of and but when while "
-    "january february march april may june july august september october november december jan feb mar apr jun "
-    "jul aug sep sept oct nov dec nba nhl wnba mlb nfl".split()
-)
+    "the a an in on at after before with for his her their its this that as by from to of and but when while".split()
+) | frozenset(MONTH_WORDS) | frozenset("nba nhl wnba mlb nfl".split())
 #: Verbs of staying with the same team (a re-signing: the new team is the previous one).
 RE_SIGNING = re.compile(r"\b(?:re-sign(?:ed|s)|re-upped|extension|extended|stay(?:ed|s)|remain(?:ed|s)|return(?:ed|s))\b", re.I)
 
@@ -201,9 +199,10 @@ def _earlier_contract(fact: str, instance: Mapping[str, Any]) -> str | None:
 
 
 def _speculative(fact: str) -> bool:
-    """Whether ``fact`` is hedged ("expected to", "could", "likely": :data:`HEDGE`); a plain
-    future ("he will earn $30M a season") states terms already agreed and is not a hedge."""
-    return any(m[0].lower() not in {"will", "won't"} for m in HEDGE.finditer(fact))
+    """Whether ``fact`` is hedged ("expected to", "could", "likely":
+    :data:`~anachron.words.HEDGE_SPECULATIVE`); a plain future ("he will earn $30M a season")
+    states terms already agreed and is not a hedge."""
+    return any(m[0].lower() not in {"will", "won't"} for m in HEDGE_SPECULATIVE.finditer(fact))
 
 
 def other_people(fact: str, instance: Mapping[str, Any]) -> list[str]:
@@ -274,7 +273,7 @@ def states_contract(fact: str, instance: Mapping[str, Any]) -> str | None:
         figure = _amount_match(fact, instance, corroborated=years_match or new_team)
         if figure:
             return f"states the contract being predicted ({figure})"
-    if not (new_team or _NEW_DEAL.search(fact)) or HEDGE.search(fact) or _COURTSHIP.search(fact) or _ANTERIOR.search(fact) or other_people(fact, instance):
+    if not (new_team or _NEW_DEAL.search(fact)) or HEDGE_SPECULATIVE.search(fact) or _COURTSHIP.search(fact) or _ANTERIOR.search(fact) or other_people(fact, instance):
         return None
     if stated_years and years is not None and not years_match:
         return None  # another length: not this contract

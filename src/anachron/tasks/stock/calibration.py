@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 
 from anachron.verify.calibration.market import MarketFamilies
-from anachron.verify.calibration.planting import MONTH_NAMES, Plant, PlantInstance, join_fact, long_date, short_name
+from anachron.verify.calibration.planting import Plant, PlantInstance, join_fact, long_date, short_name
+from anachron.words import MONTH_NAMES
 
 
 class StockPlanter(MarketFamilies):
@@ -76,7 +77,7 @@ class StockPlanter(MarketFamilies):
             else:
                 month = px[(px["date"] >= start) & (px["date"] <= d)]
                 avg = float(month["close"].mean())
-                body = f"{who} stock traded around ${avg:.0f} in {MONTH_NAMES[d.month]} {d.year}"
+                body = f"{who} stock traded around ${avg:.0f} in {MONTH_NAMES[d.month - 1]} {d.year}"
                 return self.finish("price", f"{wording}_{form}", body, d, inst, kind, date_in_body=True)
         if wording == "close_passive":
             body = f"Shares of {who} were priced at ${close:.2f} at the close"
@@ -98,7 +99,7 @@ class StockPlanter(MarketFamilies):
             body = f"{who} returned {r * 100:+.1f}% over the window"
         elif wording == "over_months":
             verb = "gained" if r >= 0 else "lost"
-            body = f"Over the six months to {MONTH_NAMES[last.month]} {last.year}, {who} stock {verb} about {abs(r) * 100:.0f}%"
+            body = f"Over the six months to {MONTH_NAMES[last.month - 1]} {last.year}, {who} stock {verb} about {abs(r) * 100:.0f}%"
         else:
             verb = "increase" if r >= 0 else "decline"
             body = f"A {abs(r) * 100:.1f}% {verb} was recorded for {who} from {first.isoformat()} to {last.isoformat()}"

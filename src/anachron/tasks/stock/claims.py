@@ -20,7 +20,8 @@ from typing import Any, Mapping
 
 from anachron.names import mentioned_tickers
 from anachron.tasks.stock.outcome import FUNDAMENTAL, WINDOW_PHRASE, find_outcome
-from anachron.verify.features import HEDGE, as_list, context_cutoff, periods_after
+from anachron.verify.features import as_list, context_cutoff, periods_after
+from anachron.words import HEDGE_SPECULATIVE
 
 #: Nouns naming a stock outcome ("following the crash", "praised the rally").
 OUTCOME_NOUNS = r"crash|sell-?off|plunge|collapse|rally|drop|decline|rebound|outcome"
@@ -63,7 +64,7 @@ def outcome_rule(text: str, context: Mapping[str, Any]) -> str | None:
     :func:`~anachron.tasks.stock.outcome.find_outcome` (``A4:stock:return-in-window``,
     ``A4:stock:ranking-in-window``), or None (see the module docstring)."""
     subjects = mentioned_tickers(text, as_list(context.get("tickers")), as_list(context.get("names")))
-    if not subjects or HEDGE.search(text):
+    if not subjects or HEDGE_SPECULATIVE.search(text):
         return None
     found = find_outcome(text, context)
     if found is not None and found.rule != "A4:stock:move-in-window":

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from anachron.frames import is_null
 from anachron.sources.base import check_columns, normalize_ticker
 from anachron.sources.index_membership import members_as_of
 from anachron.sources.sp500 import SECTOR_RULE_MISSING, sector_as_of
@@ -325,4 +326,4 @@ def build_stock_instances(
 
 
 def _str_or_none(value: Any) -> str | None:
-    return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
+    return None if is_null(value) else str(value)

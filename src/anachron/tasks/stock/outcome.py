@@ -41,8 +41,9 @@ from typing import Any, Mapping
 
 from anachron.names import ticker_mentions
 from anachron.verify.dates import find_periods
-from anachron.verify.features import HEDGE, LOOKING_BACK, as_list, context_cutoff, yearless_months
+from anachron.verify.features import LOOKING_BACK, as_list, context_cutoff, yearless_months
 from anachron.verify.layers.grounded import RETURN_TOL_PP
+from anachron.words import HEDGE_SPECULATIVE, PRESENT_PERFECT
 
 #: Tolerance of a return stated as a fraction in words ("halved", "lost a third"), relative to it.
 WORD_FRACTION_REL_TOL = 0.1
@@ -175,8 +176,6 @@ _BEFORE_WINDOW = re.compile(
     r"|\b(?:to|up\s+to|until|through|ending|ended|at)\s+the\s+cut-?off\b",
     re.I,
 )
-#: The present perfect ("has outperformed", "have been the laggards"): the time up to the writing.
-_PERFECT = re.compile(r"\b(?:has|have)\s+(?:\w+ly\s+)?(?:been|[a-z]+ed)\b", re.I)
 #: The whole group as the subject ("all five", "each of the five", "none of the five").
 _WHOLE_GROUP = re.compile(
     r"\b(?:(?P<all>all|every(?:\s+one)?|each)(?:\s+of)?\s+(?:the\s+|these\s+|those\s+)?(?:five|four|\w+\s+)?"
@@ -286,7 +285,7 @@ def time_scope(text: str, w: Window) -> str:
             other = True
     if WINDOW_PHRASE.search(text):
         inside = True
-    if LOOKING_BACK.search(text) or _BEFORE_WINDOW.search(text) or (_PERFECT.search(text) and not inside):
+    if LOOKING_BACK.search(text) or _BEFORE_WINDOW.search(text) or (PRESENT_PERFECT.search(text) and not inside):
         other = True
     if inside and not other:
         return "window"
@@ -547,7 +546,7 @@ def find_outcome(
     if w is None:
         return None
     spans = mentions(text, w) if spans is None else spans
-    if not (spans or _WHOLE_GROUP.search(text)) or not _TRIGGER.search(text) or HEDGE.search(text):
+    if not (spans or _WHOLE_GROUP.search(text)) or not _TRIGGER.search(text) or HEDGE_SPECULATIVE.search(text):
         return None
     found = assertions(text, w, spans)
     wrong = [a for a in found if not a.holds]

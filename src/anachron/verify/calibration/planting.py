@@ -30,7 +30,6 @@ fact, as models often write).
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import json
 import re
@@ -40,13 +39,14 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from anachron.words import MONTH_NAMES
+
 KINDS = ("post_cutoff", "pre_cutoff", "outcome")
 LEAK_KINDS = ("post_cutoff", "outcome")
 
 # ---------------------------------------------------------------------------
 # wording helpers
 
-MONTH_NAMES = [calendar.month_name[i] for i in range(13)]
 _SUFFIX = re.compile(
     r"[,\s]+(inc\.?|corp\.?|corporation|co\.?|company|ltd\.?|plc|group|holdings|incorporated|& co\.?)$", re.I
 )
@@ -54,7 +54,7 @@ _SUFFIX = re.compile(
 
 def long_date(d: dt.date) -> str:
     """"March 5, 2020"."""
-    return f"{MONTH_NAMES[d.month]} {d.day}, {d.year}"
+    return f"{MONTH_NAMES[d.month - 1]} {d.day}, {d.year}"
 
 
 def short_name(name: str) -> str:
@@ -114,7 +114,7 @@ def _date_phrase(d: dt.date, style: str, cutoff: dt.date, kind: str) -> tuple[st
     if style == "month":
         if kind != "pre_cutoff" and dt.date(d.year, d.month, 1) <= cutoff:
             return None
-        return "", f" in {MONTH_NAMES[d.month]} {d.year}"
+        return "", f" in {MONTH_NAMES[d.month - 1]} {d.year}"
     if style == "quarter":
         if kind != "pre_cutoff" and _quarter_start(d) <= cutoff:
             return None

@@ -22,8 +22,9 @@ from anachron.verify.categorize import categorize
 from anachron.verify.citations import cited_in, split_sentences, strip_citations
 from anachron.verify.dates import normalize_declared
 from anachron.verify.extract.rules import evidence_dicts, extract_claims
-from anachron.verify.features import STOP_WORDS, norm_text
+from anachron.verify.features import norm_text
 from anachron.verify.taxonomy import CATEGORIES, CATEGORY_NAMES, EXTRACTOR_DETERMINISTIC, EXTRACTOR_LLM, Claim
+from anachron.words import STOP_WORDS
 
 if TYPE_CHECKING:
     import pandas as pd

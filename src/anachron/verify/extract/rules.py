@@ -12,8 +12,9 @@ from typing import Any, Mapping, Sequence
 
 from anachron.verify.categorize import EVENT_VERB, categorize
 from anachron.verify.citations import cited_in, split_sentences, strip_citations
-from anachron.verify.features import HEDGE, has_number, has_time_ref, norm_text
+from anachron.verify.features import has_number, has_time_ref, norm_text
 from anachron.verify.taxonomy import EXTRACTOR_DETERMINISTIC, Claim
+from anachron.words import HEDGE_SPECULATIVE
 
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I'd|we|We|my|My|our|Our|us)\b")
 _NAME_LEADERS = frozenset(
@@ -46,7 +47,7 @@ def has_named_event(sentence: str) -> bool:
 
 def _is_judgement(sentence: str) -> bool:
     """The model's own judgement (first person or hedged) with no date: not a factual claim."""
-    return bool(_FIRST_PERSON.search(sentence) or HEDGE.search(sentence)) and not has_time_ref(sentence)
+    return bool(_FIRST_PERSON.search(sentence) or HEDGE_SPECULATIVE.search(sentence)) and not has_time_ref(sentence)
 
 
 def evidence_dicts(evidence: Sequence[Any] | None) -> list[dict[str, Any]]:

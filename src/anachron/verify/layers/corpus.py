@@ -53,8 +53,9 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from anachron.dates import to_date
 from anachron.verify.dates import find_periods
-from anachron.verify.features import IRREGULAR_FORMS, STOP_WORDS, mask_name_numerals, stem, without_dates
+from anachron.verify.features import IRREGULAR_FORMS, mask_name_numerals, stem, without_dates
 from anachron.verify.layers.grounded import GroundedVerdict
+from anachron.words import MONTH_WORDS, STOP_WORDS, WEEKDAY_NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from anachron.retrieval.search import SearchBackend, SearchHit
@@ -70,14 +71,10 @@ DOC_CACHE = 200_000
 #: Supporting documents named in a reason at most.
 REASON_DOCS = 3
 
-_MONTH_WORDS = (
-    "january february march april may june july august september october november december jan feb mar apr jun jul "
-    "aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday"
-)
 _STOP = STOP_WORDS | frozenset(
     "has have had than then which who whom whose they them he she we you i not no also said says would will could "
     "company companies inc corp co ltd llc plc".split()
-) | frozenset(_MONTH_WORDS.split())
+) | frozenset(MONTH_WORDS) | frozenset(WEEKDAY_NAMES)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:st|nd|rd|th)?"

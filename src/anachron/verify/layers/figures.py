@@ -25,22 +25,13 @@ import re
 from dataclasses import dataclass
 
 from anachron.money import precision, scan_money
+from anachron.words import HEDGE_APPROX_PHRASES, HEDGE_APPROX_WORDS
 
 #: Units a figure without a currency may carry ("260.2 billion dollars", a bare "1,234.5 million");
 #: letters ("5 m", "2019 M&A") and "thousand" without "dollars" are not figures.
 _BARE_UNITS = frozenset({"trillion", "billion", "million", "thousand", "bn", "mn"})
 _PER_SHARE = re.compile(r"\s*(?:a|per)\s+(?:diluted\s+|basic\s+)?share\b", re.I)
 _EPS_BEFORE = re.compile(r"\b(?:EPS|per[- ]share)\b[^.;$]{0,25}$", re.I)
-#: Words that make the figure after them approximate or a threshold, not a stated value.
-_HEDGE_WORDS = frozenset(
-    "about around approximately approx roughly nearly almost some over under above below near beyond "
-    "top tops topped topping exceed exceeds exceeded exceeding surpass surpasses surpassed surpassing "
-    "passed crossed estimated".split()
-)
-_HEDGE_PHRASES = frozenset(
-    ["more than", "less than", "fewer than", "at least", "at most", "up to", "as much as", "close to",
-     "north of", "south of", "upwards of", "shy of", "an estimated"]
-)
 #: How far before a figure a hedge word counts (characters).
 _HEDGE_WINDOW = 24
 _LOWER_WORDS = re.compile(r"[a-z]+")
@@ -88,7 +79,7 @@ def hedged_before(text: str, start: int) -> bool:
         return True
     words = _LOWER_WORDS.findall(window.lower())
     return bool(words) and (
-        words[-1] in _HEDGE_WORDS or " ".join(words[-2:]) in _HEDGE_PHRASES or " ".join(words[-3:]) in _HEDGE_PHRASES
+        words[-1] in HEDGE_APPROX_WORDS or " ".join(words[-2:]) in HEDGE_APPROX_PHRASES or " ".join(words[-3:]) in HEDGE_APPROX_PHRASES
     )
 
 

@@ -21,6 +21,7 @@ from anachron.names import has_symbol, has_word
 from anachron.verify.layers.edgar.families import FAMILIES, Family
 from anachron.verify.layers.edgar.periods import PeriodRef
 from anachron.verify.layers.figures import StatedValue
+from anachron.frames import require_columns
 
 #: Duration classes of EDGAR rows, in days (inclusive).
 ANNUAL_DAYS = (350, 380)
@@ -80,9 +81,7 @@ class EdgarFacts:
     def __init__(self, facts: pd.DataFrame, aliases: Mapping[str, str | int] | None = None):
         concepts = {c for f in FAMILIES for c in f.concepts}
         need = ["cik", "entity_name", "concept", "unit", "val", "start", "end", "fy", "form", "filed", "accn"]
-        missing = [c for c in need if c not in facts.columns]
-        if missing:
-            raise ValueError(f"EDGAR facts lack columns {missing}")
+        require_columns(facts, need, "EDGAR facts")
         df = facts.copy()
         df["end_d"] = pd.to_datetime(df["end"], errors="coerce")
         df["start_d"] = pd.to_datetime(df["start"], errors="coerce")

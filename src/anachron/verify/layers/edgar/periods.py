@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from anachron.verify.dates import find_periods
+from anachron.words import MONTH_ALTERNATION, MONTH_NUMBERS
 
 
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
@@ -33,18 +34,14 @@ _QUARTER_RES = (
 _FY_RE = re.compile(rf"\b{_FISCAL_WORD}\s*{_Y}\b|\b((?:19|20)\d{{2}})\s+fiscal(?:\s+year)?\b", re.I)
 _FULL_YEAR = re.compile(r"\b(?:full[- ]year|calendar(?:\s+year)?|year)\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+(?:full[- ]year|annual)\b", re.I)
 _ENDED = re.compile(r"\b(year|quarter|three months|twelve months|12 months)s?\s+end(?:ed|ing)\s+(?:in\s+)?", re.I)
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
-_MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
-_MONTHS["sept"] = 9
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 #: "as of September 28, 2019": a balance-sheet date
 _AS_OF = re.compile(r"\b(?:as\s+(?:of|at)|at\s+the\s+end\s+of)\s+", re.I)
 #: "the December 2019 quarter", "the September-quarter 2019", "December quarter of 2019"
 _MONTH_QUARTER = re.compile(
-    rf"\b({_MONTH})\.?[- ](?:((?:19|20)\d{{2}})[- ])?quarter\b(?:\s+of)?(?(2)|,?\s+((?:19|20)\d{{2}})\b)", re.I
+    rf"\b({MONTH_ALTERNATION})\.?[- ](?:((?:19|20)\d{{2}})[- ])?quarter\b(?:\s+of)?(?(2)|,?\s+((?:19|20)\d{{2}})\b)", re.I
 )
 #: "quarter ended December 2019" (the month only)
-_MONTH_YEAR_AT = re.compile(rf"({_MONTH})\.?,?\s+((?:19|20)\d{{2}})\b", re.I)
+_MONTH_YEAR_AT = re.compile(rf"({MONTH_ALTERNATION})\.?,?\s+((?:19|20)\d{{2}})\b", re.I)
 #: "1Q20", "3Q 2019", "4Q'19"
 _NQ = re.compile(rf"\b([1-4])Q\s*{_Y}\b")
 _BARE_YEAR = re.compile(r"(?<![\d$.,/-])((?:19|20)\d{2})(?![\d%/-])(?!\s*(?:million|billion|shares|employees|stores))")
@@ -98,7 +95,7 @@ def find_fiscal_periods(text: str) -> list[PeriodRef]:
     for m in _NQ.finditer(text):
         add(m, PeriodRef("quarter", _year(m[2]), int(m[1]), None, m[0]))
     for m in _MONTH_QUARTER.finditer(text):
-        y, mo = int(m[2] or m[3]), _MONTHS[m[1].lower()]
+        y, mo = int(m[2] or m[3]), MONTH_NUMBERS[m[1].lower()]
         end = dt.date(y, mo, calendar.monthrange(y, mo)[1])
         add(m, PeriodRef("quarter", y, None, True, m[0], end=end, month=True))
     for m in _FY_RE.finditer(text):
@@ -116,7 +113,7 @@ def find_fiscal_periods(text: str) -> list[PeriodRef]:
             d, by_month = days[0].start, False
         elif month:
             span = (m.start(), m.end() + month.end())
-            y, mo = int(month[2]), _MONTHS[month[1].lower()]
+            y, mo = int(month[2]), MONTH_NUMBERS[month[1].lower()]
             d, by_month = dt.date(y, mo, calendar.monthrange(y, mo)[1]), True
         else:
             continue
