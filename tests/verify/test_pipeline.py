@@ -4,10 +4,11 @@ import json
 import pandas as pd
 import pytest
 
+from anachron.tasks.stock.grounding import WindowOutcomeGrounding
 from anachron.verify.citations import cited_ids
 from anachron.verify.dates import find_periods, normalize_declared
 from anachron.names import mentioned_tickers
-from anachron.verify.layers.grounded import PriceGrounding
+from anachron.verify.layers.grounded import CompositeGrounding, PriceGrounding
 from anachron.verify.pipeline import verify_claim, verify_run
 from anachron.verify.layers.rules import date_content
 
@@ -124,16 +125,18 @@ def test_post_cutoff_price_leaks(grounding):
 
 
 def test_statement_of_realised_return_is_outcome_leak(grounding):
+    stock = CompositeGrounding([WindowOutcomeGrounding(grounding), grounding])  # the stock task's checks
     out = verify_claim("Acme shares gained 23.5% over the period.", "2019-11-01", CUTOFF,
-                       instance=_ctx(grounding), grounding=grounding)
+                       instance=_ctx(grounding), grounding=stock)
     assert out["leaked"] and out["category"] == "A4"
-    assert "realised outcome" in out["reason"]
+    assert "window's outcome" in out["reason"]
 
 
 def test_end_of_window_price_is_outcome_leak(grounding):
     ctx = _ctx(grounding)
+    stock = CompositeGrounding([WindowOutcomeGrounding(grounding), grounding])
     out = verify_claim(f"Acme trades at ${ctx['_close_end']:.2f}.", "2019-11-01", CUTOFF,
-                       instance=ctx, grounding=grounding)
+                       instance=ctx, grounding=stock)
     assert out["leaked"] and out["category"] == "A4"
 
 

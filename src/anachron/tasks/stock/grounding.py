@@ -73,24 +73,12 @@ class WindowOutcomeGrounding:
         return None
 
 
-class _WithoutOutcome:
-    """A market check given the instance without its stock ``label``: the window's outcome is
-    :class:`WindowOutcomeGrounding`'s to decide, the market check dates everything else."""
-
-    def __init__(self, check: Any):
-        self.inner = check
-
-    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
-        """The inner check's verdict on ``fact`` with ``instance`` less ``label``."""
-        return self.inner.check(fact, {k: v for k, v in instance.items() if k != "label"})
-
-
 def make_stock_grounding(inputs: Mapping[str, str | os.PathLike[str]]) -> CompositeGrounding:
     """:class:`WindowOutcomeGrounding` first (with the price table when ``inputs`` names one),
     then the price, EDGAR and index-change checks of whichever files ``inputs`` names
-    (:func:`~anachron.verify.layers.market.market_checks`), each without the stock label."""
+    (:func:`~anachron.verify.layers.market.market_checks`), which never read the stock label."""
     checks = market_checks(inputs)
     prices = next((c for c in checks if isinstance(c, PriceGrounding)), None)
-    out = CompositeGrounding([WindowOutcomeGrounding(prices), *(_WithoutOutcome(c) for c in checks)])
+    out = CompositeGrounding([WindowOutcomeGrounding(prices), *checks])
     log.info("stock grounding: %s", [type(c).__name__ for c in checks])
     return out

@@ -13,7 +13,7 @@ states the outcome when what it says about the companies' performance is *the wi
   another period: not the outcome, whatever its numbers;
 * **its assertions agree with the window's returns** (:func:`assertions`): a return figure
   ("fell 43%", "about 16 percent", "roughly halved", "lost a third") of a named company within
-  :data:`~anachron.verify.layers.grounded.RETURN_TOL_PP` of its window return (half the
+  :data:`RETURN_TOL_PP` of its window return (half the
   rounding step for "about 60%"; the sign too, when the wording gives one); a rank ("the
   weakest of the five", "held up best", "came out on top", "second-best", "the steepest
   decline"), a comparison ("outperformed X and Y", "trailed X"), an order ("from best to worst:
@@ -42,9 +42,10 @@ from typing import Any, Mapping
 from anachron.names import ticker_mentions
 from anachron.verify.dates import find_periods
 from anachron.verify.features import LOOKING_BACK, as_list, context_cutoff, yearless_months
-from anachron.verify.layers.grounded import RETURN_TOL_PP
 from anachron.words import HEDGE_SPECULATIVE, PRESENT_PERFECT
 
+#: Tolerance of a stated return against the window's realised return, in percentage points.
+RETURN_TOL_PP = 1.0
 #: Tolerance of a return stated as a fraction in words ("halved", "lost a third"), relative to it.
 WORD_FRACTION_REL_TOL = 0.1
 #: A reference that ends at most this many days before the window's first trading day is its

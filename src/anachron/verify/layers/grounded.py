@@ -75,8 +75,7 @@ _OPEN_START = re.compile(r"\b(?:since|from|after|starting|beginning|following)\s
 #: "to", "through", "until" before a date: the window ends there.
 _END_MARK = re.compile(r"\b(?:to|through|thru|until|till|by|and|ending|ended)\s+(?:the\s+)?(?:(?:close|end)\s+(?:of|on)\s+)?$", re.I)
 
-#: Tolerances of the outcome checks.
-RETURN_TOL_PP = 1.0
+#: Relative tolerance of a stated price against a close.
 PRICE_REL_TOL = 0.005
 #: A price matched against every close must be stated to the cent or this exactly (half a unit
 #: of its last digit, an integer's trailing zeros counting as rounding, relative to it):
@@ -197,14 +196,12 @@ class PriceGrounding:
             ``ticker`` and ``name`` columns: a claim may name any company of the table this way
             (:func:`anachron.names.company_mention`), besides the instance's own companies.
 
-    The checks, in order (:meth:`check`):
+    The checks, in order (:meth:`check`; the instance's own outcome is the task's to decide:
+    the stock task's :class:`~anachron.tasks.stock.grounding.WindowOutcomeGrounding` runs first):
 
-    1. the instance's own outcome (stock): the realised return of one of its companies over the
-       window, or its close at the window's end (A4, dated at the end of the window); a return
-       over another window the claim names that ends on or before the cutoff is not the outcome;
-    2. a return over a window the claim names ("rose 7.1% in November 2019"), recomputed from
+    1. a return over a window the claim names ("rose 7.1% in November 2019"), recomputed from
        the closes at its ends: a match dates the claim at the window's last trading day;
-    3. a share price: a stated price that equals (to its stated precision) the raw or adjusted
+    2. a share price: a stated price that equals (to its stated precision) the raw or adjusted
        close of the named company only on trading days after the cutoff, and on none before it
        in the table, did not exist before the cutoff: the claim is dated at the first such day,
        whatever its dates say (unless the claim names a time before the table that none of
@@ -212,7 +209,7 @@ class PriceGrounding:
        there (the first such day), when the claim names no later time and the table runs
        :data:`PRICE_SUPPORT_DAYS_AFTER` days past the cutoff. A price that matches on both sides
        is no evidence;
-    4. a price on a named day: dated at that trading day (a non-trading day maps to the last
+    3. a price on a named day: dated at that trading day (a non-trading day maps to the last
        trading day before it), with the close on that day in the reason.
     """
 
@@ -315,10 +312,8 @@ class PriceGrounding:
 
         Args:
             fact: the claim text.
-            instance: ``{"tickers", "names", "cutoff_date", "label"}`` where ``label`` is the
-                stock label (``returns``, ``first_day``, ``last_day``). Without ``label``
-                (other tasks) the outcome check does not run; without ``cutoff_date`` a price
-                is not dated by the days it matches.
+            instance: ``{"tickers", "names", "cutoff_date"}`` (other keys are ignored); without
+                ``cutoff_date`` a price is not dated by the days it matches.
         """
         percents = _returns(fact) if mentions_move(fact) else []
         # unscaled dollar amounts ("$27.34", not "$1.2 billion")
@@ -331,62 +326,12 @@ class PriceGrounding:
         figures = _price_figures(fact, dollars)
         periods = find_periods(fact) if (percents or figures or price_words) and _DIGIT.search(fact) else []
         window = named_window(fact, periods) if percents and periods else None
-        if instance.get("label"):
-            outcome = self._outcome(tickers, instance, window, percents, dollars)
-            if outcome is not None:
-                return outcome
         companies = self.companies(fact, instance, tickers) if (percents and window) or figures else tickers
         if percents and window is not None and companies:
             moved = self._window_return(percents, companies, window)
             if moved is not None:
                 return moved
         return self._price(fact, dollars, figures, companies, cutoff, periods)
-
-    def _outcome(
-        self,
-        tickers: list[str],
-        instance: dict[str, Any],
-        window: NamedWindow | None,
-        percents: list[StatedPercent],
-        dollars: list[StatedValue],
-    ) -> GroundedVerdict | None:
-        label = instance["label"]
-        last_day = dt.date.fromisoformat(label["last_day"])
-        cutoff = dt.date.fromisoformat(instance["cutoff_date"])
-        if not tickers:
-            return None
-        # a return over a window the claim names that ends by the cutoff is about that window
-        if window is None or window.end > cutoff:
-            for p in percents:
-                for t in tickers:
-                    realised = 100.0 * float(label["returns"][t])
-                    if abs(p.value - abs(realised)) > RETURN_TOL_PP:
-                        continue
-                    if p.sign and abs(realised) > RETURN_TOL_PP and (p.sign > 0) != (realised > 0):
-                        continue  # "rose 12%" is not a fall of 12%
-                    return GroundedVerdict(
-                        last_day,
-                        f"states the realised outcome: {t} returned {realised:+.1f}% over the window",
-                        outcome=True,
-                        category="A4",
-                    )
-        for v in dollars:
-            stated = v.value
-            for t in tickers:
-                end_close = self.close_on(t, last_day)
-                if end_close is None or abs(stated - end_close) > PRICE_REL_TOL * end_close:
-                    continue
-                prior = self.closes_between(t, cutoff - dt.timedelta(days=365), cutoff)
-                if prior.size and np.any(np.abs(prior - stated) <= PRICE_REL_TOL * stated):
-                    continue
-                return GroundedVerdict(
-                    last_day,
-                    f"states {t}'s close at the end of the window (${end_close:.2f} on {last_day}), "
-                    "a level not seen in the year before the cutoff",
-                    outcome=True,
-                    category="A4",
-                )
-        return None
 
     def _window_return(self, percents: list[StatedPercent], tickers: list[str], window: NamedWindow) -> GroundedVerdict | None:
         """A stated return that matches a company's return over the window the claim names.
