@@ -19,16 +19,11 @@ from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.sources.dockets import normalize_docket
 from anachron.sources.html_text import html_to_text
-from anachron.sources.oyez import (
-    CASE_COLUMNS,
-    OYEZ_API,
-    OyezCaseReader,
-    decide_outcome,
-    fetch,
-    local_date,
-    match_winning_party,
-    timeline_dates,
-)
+from anachron.sources.oyez import OyezCaseReader, fetch
+from anachron.sources.oyez.layout import OYEZ_API
+from anachron.sources.oyez.table import CASE_COLUMNS
+from anachron.sources.oyez.timeline import local_date, timeline_dates
+from anachron.sources.oyez.winning_party import decide_outcome, match_winning_party
 
 from conftest import TESTS
 

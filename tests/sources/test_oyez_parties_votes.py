@@ -7,7 +7,9 @@ import pytest
 
 from anachron.names import acronyms, expand_short_forms, is_acronym_of
 from anachron.sources.dockets import normalize_docket
-from anachron.sources.oyez import check_votes, decide_outcome, decision_votes, match_winning_party, parse_case
+from anachron.sources.oyez.case_document import parse_case
+from anachron.sources.oyez.votes import check_votes, decision_votes
+from anachron.sources.oyez.winning_party import decide_outcome, match_winning_party
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from anachron.sources.dockets import normalize_docket
-from anachron.sources.oyez import match_winning_party
+from anachron.sources.oyez.winning_party import match_winning_party
 from anachron.tasks.legal.cells import int_or_none as _int
 from anachron.tasks.legal.cells import str_or_none as _str
 from anachron.tasks.legal.exclusions import (
