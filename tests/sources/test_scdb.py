@@ -14,7 +14,9 @@ import responses
 
 from anachron.io import sha256_bytes
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
-from anachron.sources.scdb import SCDB_COLUMNS, SCDB_URL_TEMPLATE, SCDBCaseReader, fetch
+from anachron.sources.scdb import SCDBCaseReader, fetch
+from anachron.sources.scdb.case_csv import SCDB_COLUMNS
+from anachron.sources.scdb.layout import SCDB_URL_TEMPLATE
 
 from conftest import TESTS
 
