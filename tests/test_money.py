@@ -10,7 +10,7 @@ import pytest
 from anachron.money import MoneyError, parse_money, precision, read_number, scan_money
 from anachron.sources.prosports.notes import parse_money as prosports_money, parse_note
 from anachron.sources.prosports.skips import SKIP_AMBIGUOUS_AMOUNT
-from anachron.sources.spotrac import _money as spotrac_money
+from anachron.sources.spotrac.pages import _money as spotrac_money
 from anachron.tasks.salary.grounding import money_amounts
 from anachron.tasks.salary.task import parse_amount
 from anachron.verify.layers.figures import parse_prices, parse_values

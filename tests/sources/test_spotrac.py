@@ -15,15 +15,11 @@ import responses
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.sources.signings import SIGNING_COLUMNS
-from anachron.sources.spotrac import (
-    DATE_RULE_FALLBACK,
-    URL_TEMPLATE,
-    NHLSigningsReader,
-    check_aav,
-    fa_opening_date,
-    fetch,
-    parse_free_agent_table,
-)
+from anachron.sources.spotrac import NHLSigningsReader, fetch
+from anachron.sources.spotrac.aav import check_aav
+from anachron.sources.spotrac.contracts import DATE_RULE_FALLBACK, fa_opening_date
+from anachron.sources.spotrac.layout import URL_TEMPLATE
+from anachron.sources.spotrac.pages import parse_free_agent_table
 
 from conftest import TESTS
 
