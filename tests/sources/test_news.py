@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
-from anachron.sources.news import NEWS_COLUMNS, LAYOUTS, NewsReader, fetch, news_doc_id, source_of_file
+from anachron.sources.news import NewsReader, fetch
+from anachron.sources.news.headlines import NEWS_COLUMNS, news_doc_id
+from anachron.sources.news.publishers import LAYOUTS, source_of_file
 
 from conftest import TESTS
 

@@ -68,8 +68,8 @@ import pandas as pd
 
 from anachron.frames import is_blank, is_missing_scalar, require_columns, text_or_empty
 from anachron.sources.base import normalize_ticker
+from anachron.sources.news.headlines import news_doc_id
 from anachron.sources.paths import PRICES, SP500_CHANGES, SP500_MEMBERSHIP, SP500_SECTORS, source_table
-from anachron.sources.news import news_doc_id
 from anachron.sources.player_names import normalize_name
 
 log = logging.getLogger(__name__)
