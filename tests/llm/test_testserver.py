@@ -444,6 +444,8 @@ def test_command_line_serves_until_interrupted():
     proc = subprocess.Popen(
         [sys.executable, "-m", "anachron.llm.testserver", "--port", "0", "--truncated", "1", "--api-key", "k2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # as a shell's background job: SIGINT ignored on entry; the server must still stop on it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         base_url = proc.stdout.readline().strip()
@@ -453,7 +455,7 @@ def test_command_line_serves_until_interrupted():
         status, _, raw = post(srv, body(), key="k2")
         assert status == 200 and json.loads(raw)["choices"][0]["finish_reason"] == "length"
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)  # generous: the suite may run beside other work
+        out, err = proc.communicate(timeout=10)
     finally:
         proc.kill()
     assert proc.returncode == 0, err

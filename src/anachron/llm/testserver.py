@@ -722,7 +722,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     done = threading.Event()
+    # Ctrl-C and SIGTERM end the loop below; SIGINT explicitly, since a server started in the
+    # background by a non-interactive shell inherits SIGINT ignored and would not stop otherwise
     signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
     server.start()
     print(server.base_url, flush=True)
     try:
