@@ -489,3 +489,17 @@ def test_command_line_statuses_and_stop_after():
     bad = subprocess.run([sys.executable, "-m", "anachron.llm.testserver", "--statuses", "500,302"],
                          capture_output=True, text=True, timeout=60, env=env)
     assert bad.returncode == 2 and "400-599" in bad.stderr
+
+
+def test_answer_for_replays_a_scripted_answer_and_leaves_the_others_default():
+    scripted = json.dumps({"answer": "written in advance"})
+
+    def answer_for(request_body):
+        return scripted if "scripted" in request_body["messages"][-1]["content"] else None
+
+    with TestServer(answer_for=answer_for) as srv:
+        status, _, raw = post(srv, body("a scripted question"))
+        assert status == 200 and json.loads(raw)["choices"][0]["message"]["content"] == scripted
+        status, _, raw = post(srv, body("any other question"))
+        default = json.loads(raw)["choices"][0]["message"]["content"]
+        assert status == 200 and default != scripted and json.loads(default)  # the schema-valid default

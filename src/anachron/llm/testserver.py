@@ -38,6 +38,8 @@ every request its answer at once, with no fault:
 * ``stop_after`` (``--stop-after``): a number of whole answers after which the server stops (closes
   its port and drops the requests in flight, without a response), like an endpoint that dies
   mid-run; the command line then exits;
+* ``answer_for`` (Python only): ``body -> text or None``: a scripted answer for a request (a replay
+  of answers written in advance), ``None`` the default answer;
 * ``host``, ``port`` (``--host``, ``--port``): where to listen (port 0: a free one).
 
 Order of a chat attempt: a 401 without the key, a 400 for a body that is not a chat request, then
@@ -208,6 +210,9 @@ class TestServer:
         stop_after: stop serving (close the port, drop the requests in flight) once this many whole
             answers (``stats()["ok"]``) have been sent since :meth:`start`; ``None``: never. At most
             this many whole answers go out.
+        answer_for: called with the JSON body of every served chat attempt; a string is the answer's
+            text (a replayed, scripted answer: benchmarks/bench_validation.py), ``None`` keeps the
+            default answer. Faults and ``statuses`` apply to it as to the default one.
         host, port: where to listen; port 0 picks a free port.
 
     Use as ``with TestServer(...) as srv: ... srv.base_url ...``, or :meth:`start` / :meth:`stop`.
@@ -233,6 +238,7 @@ class TestServer:
         statuses: Sequence[int] = (),
         status_for: StatusFor | None = None,
         stop_after: int | None = None,
+        answer_for: Callable[[dict[str, Any]], str | None] | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -249,6 +255,7 @@ class TestServer:
         self.api_key = api_key
         self.status_for = status_for
         self.stop_after = stop_after
+        self.answer_for = answer_for
         self.host = host
         self.port = port
         self.base_url = ""
@@ -559,6 +566,9 @@ def _handler_for(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 if not isinstance(body, dict):
                     raise ValueError("the body is not a JSON object")
                 text, prompt_tokens = answer_request(body)
+                scripted = server.answer_for(body) if server.answer_for is not None else None
+                if scripted is not None:
+                    text = scripted
             except (ValueError, ValidationError) as exc:
                 server._count("bad_request")
                 msg = " ".join(str(exc).split())[:300]
