@@ -31,15 +31,23 @@ SNAPSHOT_ENV = "ANACHRON_SNAPSHOT_DIR"
 SCHEMA_REF = "x-anachron-schema"
 
 
+def _as_block(schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A module's JSON Schema as a config block: a copy without ``$schema``, default ``{}``;
+    None: a block that takes no keys."""
+    if schema is None:
+        return {"type": "object", "additionalProperties": False, "default": {}, "properties": {}}
+    block = copy.deepcopy(dict(schema))
+    block.pop("$schema", None)
+    block.setdefault("default", {})
+    return block
+
+
 def _resolve_refs(node: Any) -> Any:
     """Replace ``{x-anachron-schema: "module:ATTR"}`` nodes by that module attribute (a dict)."""
     if isinstance(node, dict):
         if SCHEMA_REF in node:
             module, attr = node[SCHEMA_REF].split(":")
-            sub = copy.deepcopy(getattr(importlib.import_module(module), attr))
-            sub.pop("$schema", None)
-            sub.setdefault("default", {})
-            return _resolve_refs(sub)
+            return _resolve_refs(_as_block(getattr(importlib.import_module(module), attr)))
         return {k: _resolve_refs(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_resolve_refs(v) for v in node]
@@ -53,10 +61,7 @@ ENUM_KEY = "x-anachron-enum"
 def _method_block(schema: Mapping[str, Any] | None) -> dict[str, Any]:
     """The block of a registered method the package schema does not describe."""
     if schema is not None:
-        block = copy.deepcopy(dict(schema))
-        block.pop("$schema", None)
-        block.setdefault("default", {})
-        return block
+        return _as_block(schema)
     tasks = {"type": ["array", "null"], "items": {"type": "string", ENUM_KEY: "tasks"}, "default": None,
              "description": "Tasks this method runs on (null = every task in run.tasks)."}
     sample = {"type": ["integer", "null"], "minimum": 1, "default": None,
@@ -79,15 +84,6 @@ def _registry_blocks(kind: str, have: Mapping[str, Any]) -> dict[str, Any]:
 
         return {name: have.get(name) or {"type": "object", "default": {}} for name in registered_sources()}
     raise ValueError(f"unknown {REGISTRY_KEY}: {kind!r}")
-
-
-def _as_block(schema: Mapping[str, Any] | None) -> dict[str, Any]:
-    if schema is None:
-        return {"type": "object", "additionalProperties": False, "default": {}, "properties": {}}
-    block = copy.deepcopy(dict(schema))
-    block.pop("$schema", None)
-    block.setdefault("default", {})
-    return block
 
 
 def _fill_registries(node: Any, names: dict[str, list[str]]) -> Any:

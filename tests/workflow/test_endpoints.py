@@ -77,7 +77,7 @@ def test_endpoint_down_or_key_rejected_stops_the_run_before_any_job(tmp_path):
     assert "rule run_method" not in down.stdout + down.stderr and not (work / "results" / "runs").exists()
     dry = snakemake(work, url, "-n")  # a dry run does not probe
     assert dry.returncode == 0 and "run_method" in dry.stdout
-    with TestServer(api_key="not-the-placeholder-key") as srv:  # the probe's GET /models gets a 401
+    with TestServer(api_key="key-the-probe-lacks") as srv:  # the probe's GET /models gets a 401
         rejected = snakemake(work, srv.base_url)
         stats = srv.stats()
     assert rejected.returncode != 0 and f"the endpoint rejected the API key in {KEY_ENV}" in rejected.stderr
