@@ -78,13 +78,35 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> float | None:
     return None if pe == 1 else (po - pe) / (1 - pe)
 
 
+def rounds(answers: list[dict]) -> list[list[dict]]:
+    """The answers split into rounds in which every instance has at most one answer (several
+    authors may answer the same instance; one replay serves one answer per prompt)."""
+    out: list[list[dict]] = []
+    for a in answers:
+        for r in out:
+            if all(b["instance_id"] != a["instance_id"] for b in r):
+                r.append(a)
+                break
+        else:
+            out.append([a])
+    return out
+
+
 def replay(answers: list[dict], workdir: Path, layers: tuple[str, ...], cache: Path) -> pd.DataFrame:
-    """Claims of every replayed answer (the real runner and verifier), one row per evidence claim."""
+    """Claims of every replayed answer (the real runner and verifier), one row per claim, with
+    the ``answer_id`` it came from."""
+    frames = [_replay_round(r, workdir, layers, cache / str(k)) for k, r in enumerate(rounds(answers))]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _replay_round(answers: list[dict], workdir: Path, layers: tuple[str, ...], cache: Path) -> pd.DataFrame:
     from anachron.llm.testserver import TestServer
     from anachron.methods import runner
     from anachron.tasks.registry import get_task
+    from anachron.verify.layers.corpus import open_corpus_layer
     from anachron.verify.pipeline import verify_run
 
+    corpus = open_corpus_layer(workdir / "results" / "corpus" / "bm25") if "corpus" in layers else None
     by_task: dict[str, list[dict]] = defaultdict(list)
     for a in answers:
         by_task[a["task"]].append(a)
@@ -94,6 +116,7 @@ def replay(answers: list[dict], workdir: Path, layers: tuple[str, ...], cache: P
         data = pd.read_parquet(workdir / "results" / "datasets" / f"{task_name}.parquet")
         data = data[data["instance_id"].isin({a["instance_id"] for a in items})].copy()
         completion = {a["instance_id"]: a["completion"] for a in items}
+        answer_of = {a["instance_id"]: a["answer_id"] for a in items}
         prompt_of = {task.messages(r)[-1]["content"]: r["instance_id"] for _, r in data.iterrows()}
 
         def answer_for(body, prompt_of=prompt_of, completion=completion):
@@ -112,7 +135,8 @@ def replay(answers: list[dict], workdir: Path, layers: tuple[str, ...], cache: P
         files = {k: str(workdir / v) for k, v in task.grounding_inputs(edgar=True).items() if (workdir / v).exists()}
         indexed = data.set_index("instance_id", drop=False)
         contexts = {iid: task.grounding_context(indexed.loc[iid]) for iid in run["instance_id"]}
-        claims = verify_run(run, contexts, grounding=task.make_grounding(files), layers=layers, task=task)
+        claims = verify_run(run, contexts, grounding=task.make_grounding(files), layers=layers, task=task, corpus=corpus)
+        claims["answer_id"] = claims["instance_id"].map(answer_of)
         frames.append(claims)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -120,8 +144,6 @@ def replay(answers: list[dict], workdir: Path, layers: tuple[str, ...], cache: P
 def score(claims: pd.DataFrame, answers: list[dict], author: dict, second: dict) -> dict:
     """Per-task recall, false-positive rate, strict variants, per-kind rates, OLR error and kappa."""
     ev = claims[claims["source"] == "evidence"].copy()
-    ev["key"] = list(zip(ev["instance_id"], ev["evidence_id"].astype(int)))
-    answer_of = {a["instance_id"]: a["answer_id"] for a in answers}
     out: dict = {}
     for task_name in sorted({a["task"] for a in answers}):
         rows = ev[ev["task"] == task_name]
@@ -131,7 +153,7 @@ def score(claims: pd.DataFrame, answers: list[dict], author: dict, second: dict)
         per_answer: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
         unmatched = 0
         for r in rows.itertuples(index=False):
-            lab = author.get((answer_of.get(r.instance_id), int(r.evidence_id)))
+            lab = author.get((r.answer_id, int(r.evidence_id)))
             if lab is None:
                 unmatched += 1
                 continue
@@ -142,7 +164,7 @@ def score(claims: pd.DataFrame, answers: list[dict], author: dict, second: dict)
             stp, sfp = stp + (truth and strict), sfp + (not truth and strict)
             kinds[lab.get("kind", "?")]["n"] += 1
             kinds[lab.get("kind", "?")]["flagged"] += int(flagged)
-            per_answer[r.instance_id].append((truth, flagged))
+            per_answer[r.answer_id].append((truth, flagged))
         for pairs in per_answer.values():
             olr_err.append(abs(sum(t for t, _ in pairs) / len(pairs) - sum(f for _, f in pairs) / len(pairs)))
         leaks, clean = tp + fn, fp + tn
@@ -161,6 +183,23 @@ def score(claims: pd.DataFrame, answers: list[dict], author: dict, second: dict)
     return out
 
 
+def errors(claims: pd.DataFrame, author: dict) -> list[dict]:
+    """Every evidence claim whose verdict disagrees with its author label: ``error`` is ``miss``
+    (a leak not flagged) or ``false alarm`` (a clean item flagged), with the verdict's layer and
+    reason and the label's truth date and kind."""
+    out = []
+    for r in claims[claims["source"] == "evidence"].itertuples(index=False):
+        lab = author.get((r.answer_id, int(r.evidence_id)))
+        if lab is None or bool(lab["leaked"]) == bool(r.leaked):
+            continue
+        out.append({
+            "error": "miss" if lab["leaked"] else "false alarm", "task": r.task, "answer_id": r.answer_id,
+            "item_id": int(r.evidence_id), "fact": r.fact, "declared": r.declared_date, "truth_date": lab.get("truth_date"),
+            "kind": lab.get("kind"), "verdict": r.verdict, "layer": r.layer, "reason": r.reason,
+        })
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--suite", type=Path, required=True, help="the suite's folder (answers_*, labels_*, split_*)")
@@ -168,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", choices=("dev", "heldback", "all"), default="dev")
     ap.add_argument("--layers", default="grounded,rules", help="verifier layers, comma-separated (default: grounded,rules)")
     ap.add_argument("--json", type=Path, help="write the report here too")
+    ap.add_argument("--errors", type=Path, help="write every miss and false alarm here (JSON Lines; dev split only, "
+                    "so the held-back answers stay unread)")
     args = ap.parse_args(argv)
     answers, author, second = load_suite(args.suite, args.split)
     if not answers:
@@ -176,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as cache:
         claims = replay(answers, args.workdir, tuple(args.layers.split(",")), Path(cache))
     report = score(claims, answers, author, second)
+    if args.errors:
+        if args.split != "dev":
+            print("--errors lists the dev split only", file=sys.stderr)
+            return 2
+        args.errors.write_text("".join(json.dumps(e) + "\n" for e in errors(claims, author)))
     text = json.dumps(report, indent=2)
     print(text)
     if args.json:

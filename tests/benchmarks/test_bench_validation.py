@@ -45,14 +45,35 @@ def test_the_split_and_the_scores(tmp_path):
     assert sorted(a["answer_id"] for a in answers) == ["a0", "a1"] and len(author) == 4
     # the verifier flags i0's leak and i1's clean item: recall 1/2, one false positive of 2
     claims = pd.DataFrame([
-        {"task": "legal", "instance_id": "i0", "source": "evidence", "evidence_id": 1, "leaked": True, "verdict": "leaked"},
-        {"task": "legal", "instance_id": "i0", "source": "evidence", "evidence_id": 2, "leaked": False, "verdict": "clean"},
-        {"task": "legal", "instance_id": "i1", "source": "evidence", "evidence_id": 1, "leaked": False, "verdict": "undated"},
-        {"task": "legal", "instance_id": "i1", "source": "evidence", "evidence_id": 2, "leaked": True, "verdict": "leaked"},
-        {"task": "legal", "instance_id": "i1", "source": "reasoning", "evidence_id": 0, "leaked": True, "verdict": "leaked"},
+        {"task": "legal", "instance_id": "i0", "answer_id": "a0", "source": "evidence", "evidence_id": 1, "leaked": True, "verdict": "leaked"},
+        {"task": "legal", "instance_id": "i0", "answer_id": "a0", "source": "evidence", "evidence_id": 2, "leaked": False, "verdict": "clean"},
+        {"task": "legal", "instance_id": "i1", "answer_id": "a1", "source": "evidence", "evidence_id": 1, "leaked": False, "verdict": "undated"},
+        {"task": "legal", "instance_id": "i1", "answer_id": "a1", "source": "evidence", "evidence_id": 2, "leaked": True, "verdict": "leaked"},
+        {"task": "legal", "instance_id": "i1", "answer_id": "a1", "source": "reasoning", "evidence_id": 0, "leaked": True, "verdict": "leaked"},
     ])
     got = bench.score(claims, answers, author, second)["legal"]
     assert got["recall"] == 0.5 and got["fp_rate"] == 0.5 and got["strict_recall"] == 1.0
     assert got["olr_error_mean"] == pytest.approx((0.0 + 0.0) / 2)  # OLR 1/2 both ways in each answer
     assert got["flag_rate_by_kind"] == {"clean_dated": 0.5, "leak_outcome": 0.5}
     assert got["kappa_items"] == 4 and got["kappa"] == 0.0  # the second labeller flipped a0's items
+
+
+def test_rounds_give_each_instance_one_answer_per_replay():
+    answers = [{"answer_id": a, "instance_id": i} for a, i in [("x1", "i0"), ("x2", "i1"), ("y1", "i0"), ("z1", "i0")]]
+    got = [[a["answer_id"] for a in r] for r in bench.rounds(answers)]
+    assert got == [["x1", "x2"], ["y1"], ["z1"]]
+    assert all(len({a["instance_id"] for a in r}) == len(r) for r in bench.rounds(answers))
+
+
+def test_errors_list_each_miss_and_false_alarm(tmp_path):
+    answers, author, _ = bench.load_suite(_suite(tmp_path), "dev")
+    claims = pd.DataFrame([
+        {"task": "legal", "instance_id": "i0", "answer_id": "a0", "source": "evidence", "evidence_id": 1, "leaked": False,
+         "verdict": "clean", "fact": "f1", "declared_date": "2019-01-01", "layer": "declared", "reason": "r1", "effective_date": None},
+        {"task": "legal", "instance_id": "i0", "answer_id": "a0", "source": "evidence", "evidence_id": 2, "leaked": True,
+         "verdict": "leaked", "fact": "f2", "declared_date": None, "layer": "rules", "reason": "r2", "effective_date": "2021-01-01"},
+        {"task": "legal", "instance_id": "i1", "answer_id": "a1", "source": "evidence", "evidence_id": 1, "leaked": True,
+         "verdict": "leaked", "fact": "f3", "declared_date": None, "layer": "rules", "reason": "r3", "effective_date": "2021-01-01"},
+    ])
+    got = bench.errors(claims, author)
+    assert [(e["error"], e["fact"]) for e in got] == [("miss", "f1"), ("false alarm", "f2")]

@@ -67,6 +67,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
+from anachron.verify.grammar import PLANNED_NOUNS, expectation_complement, modifies_planned_noun, planned_subject
 from anachron.verify.dates import (
     Period,
     YearlessDate,
@@ -207,8 +208,9 @@ _SCOPE_WORDS = frozenset(
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
     "impending next expect anticipate anticipates predict predicts guidance outlook projection projections estimate estimates target targets expectation "
-    "expectations budget before prior ahead later".split()
-)
+    "expectations budget before prior ahead later pledge pledged pledges promise promised promises commit committed "
+    "commits vow vowed vows propose proposed proposes seek seeks sought hoped hoping intended aimed targeted".split()
+) | PLANNED_NOUNS
 _DURATION_WORDS = frozenset(
     "through thru until till to from ending end ends expiring expires expire starting start starts beginning begin begins "
     "effective commencing commence commences kick kicks".split()
@@ -247,6 +249,8 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
         k = bisect.bisect_right(marker_ends, s) - 1  # the last marker that ends before the date
         prospective = k >= 0 and markers[k][0] >= clause
         if prospective or _PROSPECTIVE_NOUN_LEAD.search(lead) or _PROSPECTIVE_NOUN_TRAIL.match(masked[e : e + 20]):
+            out.append(PROSPECTIVE)
+        elif modifies_planned_noun(masked, s, e) or planned_subject(before) or expectation_complement(before):
             out.append(PROSPECTIVE)
         elif term and _DURATION_LEAD.search(lead):
             out.append(PROSPECTIVE)

@@ -1,0 +1,168 @@
+"""The grammar that decides whether a date in a claim is the date of something that happened
+(docs/verification.md#realized-vs-prospective).
+
+A period or date inside a fact dates the fact only when the fact asserts that something in it
+happened or was reported. Forecasts, guidance, outlooks, plans, schedules, targets, pledges,
+deadlines and options are dated by when they were made, so a date that belongs to one of them is
+*prospective*: the statement is about that period, not from it. A statement can be both: in "3M
+cut its full-year 2019 guidance", the cut is an event on its (declared) day and 2019 is only the
+period the guidance is for.
+
+Three grammatical relations make a date prospective here, each read within the date's clause
+(no parser: the relations are found from word classes, which are closed sets of English
+grammar, and from the noun's place in its phrase):
+
+* **the date modifies a planning noun**: the date is a premodifier in a noun phrase whose head is
+  a noun of planned or projected quantities (:data:`PLANNED_NOUNS`: guidance, outlook, forecast,
+  projection, estimate, target, plan, budget, schedule, deadline, goal, pledge, option, ...): "its
+  full-year 2019 adjusted EPS guidance", "the 2020 capital budget"; or the object of a
+  preposition attached to such a noun, with only modifiers between: "a player option for the
+  2020-21 season", "guidance for fiscal 2020" (:func:`modifies_planned_noun`);
+* **the date is in the predicate of a planning subject**: the clause's subject is headed by a
+  planning noun and the date follows its verb: "League projections put the 2020-21 cap at $117
+  million", "the consensus estimate calls for 2020 EPS of $3" (:func:`planned_subject`);
+* **the date is in the complement of a verb of expectation or commitment** (expect, anticipate,
+  predict, forecast, project, plan, intend, aim, hope, pledge, promise, commit, vow, target,
+  propose, seek; any inflection) that takes an infinitive or a "for" / "by" object before the date:
+  "expected La Nina conditions to persist through February 2026", "pledged to reach net zero by
+  2040" (:func:`expectation_complement`). "As expected" and "than expected" compare a result with
+  an expectation and are not one.
+
+The modal and schedule markers ("will", "set to", "scheduled for", ...) are read in
+:mod:`anachron.verify.layers.rules`; this module adds the relations above to them.
+
+Every function reads at most :data:`REACH` characters around the date, so the time per claim is
+bounded for any length of text.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Nouns of planned, projected or optional quantities: what a statement about the future is about.
+PLANNED_NOUNS = frozenset(
+    "guidance outlook outlooks forecast forecasts projection projections estimate estimates target targets "
+    "goal goals plan plans budget budgets schedule schedules timetable timeline deadline deadlines pledge pledges "
+    "commitment commitments option options expectation expectations consensus prediction predictions view".split()
+)
+#: Function words of English (closed classes): determiners, pronouns, prepositions,
+#: conjunctions, auxiliaries. A phrase's modifiers are none of these.
+FUNCTION_WORDS = frozenset(
+    "a an the this that these those its their his her our your my some any each every no all both either neither "
+    "of for in on at by to from with without into onto over under about after before during through until since "
+    "against among between per via than as and or but nor so yet if while whereas because although though "
+    "is are was were be been being am has have had do does did will would shall should can could may might must "
+    "which who whom whose what when where why how it they he she we you i".split()
+)
+#: Prepositions that attach a period to a planning noun ("option for", "guidance of").
+_ATTACH = frozenset("for of covering through until to".split())
+#: Verbs of expectation or commitment, by stem (every inflection: expected, expects, expecting).
+_EXPECT = re.compile(
+    r"(?<![\w-])(?<!than\s)(?<!as\s)(?<!than\s\w{4})(?:"
+    r"expect(?:s|ed|ing)?|anticipat(?:e|es|ed|ing)|predict(?:s|ed|ing)?|forecast(?:s|ing)?|projects?(?=\s+(?:that|its|their|\w+\s+to\b))|"
+    r"projected|projecting|plan(?:s|ned|ning)?(?=\s+to\b)|intend(?:s|ed|ing)?|aim(?:s|ed|ing)?|hop(?:e|es|ed|ing)|"
+    r"pledg(?:e|es|ed|ing)|promis(?:e|es|ed|ing)|commit(?:s|ted|ting)?|vow(?:s|ed|ing)?|target(?:s|ed|ing)(?=\s)|"
+    r"propos(?:e|es|ed|ing)|seek(?:s|ing)?|sought|guid(?:e|es|ed|ing)(?=\s))(?![\w-])"
+)
+#: An infinitive or a goal after the verb: "to persist", "to reach", "for", "by".
+_INFINITIVE = re.compile(r"\bto\s+(?!the\b|a\b|an\b|its\b|their\b|\$|\d)[a-z]+\b|\b(?:for|by)\b", re.I)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,%$-]*|[^\sA-Za-z\d]")
+_NOUN_SUFFIX = re.compile(r"(?:ion|ions|ment|ments|ity|ness|ance|ence|ship|ers?|ors?)$", re.I)
+#: Characters read around a date.
+REACH = 160
+
+
+def _tokens(text: str) -> list[str]:
+    return _WORDS.findall(text)
+
+
+def _is_verb_like(word: str) -> bool:
+    """A word that can be a finite verb here: lower-case letters, not a function word, not a
+    planning noun, not shaped like a noun (suffixes -ion, -ment, -ity, -ness, -ance, -er ...)."""
+    w = word.lower()
+    return (
+        word.isalpha()
+        and word == w
+        and w not in FUNCTION_WORDS
+        and w not in PLANNED_NOUNS
+        and not _NOUN_SUFFIX.search(w)
+    )
+
+
+def modifies_planned_noun(text: str, start: int, end: int) -> bool:
+    """True when the date at ``text[start:end]`` modifies a planning noun: it premodifies a noun
+    phrase headed by one ("its full-year 2019 adjusted EPS guidance"), or it is the object of a
+    preposition attached to one with only modifiers between ("a player option for the 2020-21
+    season"). See the module docstring."""
+    after = _tokens(text[end : end + REACH])
+    for k, w in enumerate(after[:6]):
+        lw = w.lower()
+        if lw in PLANNED_NOUNS:
+            return True
+        if lw in ("'s", "’s", "-") or (k == 0 and lw in ("'", "’")):
+            continue
+        if not (w[:1].isalpha() or w[:1].isdigit()) or lw in FUNCTION_WORDS:
+            break
+        # a past form followed by a determiner, a number or a preposition is the clause's verb
+        if lw.endswith("ed") and k + 1 < len(after) and (after[k + 1].lower() in FUNCTION_WORDS or after[k + 1][:1] in "$0123456789"):
+            break
+    before = _tokens(text[max(0, start - REACH) : start])
+    # walk back over the preposition's object modifiers to the preposition, then to its noun
+    i = len(before) - 1
+    while i >= 0 and before[i].lower() in ("the", "its", "their", "his", "her", "a", "an", "fiscal", "full", "calendar", "-", "year", "full-year"):
+        i -= 1
+    if i < 0 or before[i].lower() not in _ATTACH:
+        return False
+    i -= 1
+    for w in reversed(before[max(0, i - 4) : i + 1]):
+        lw = w.lower()
+        if lw in PLANNED_NOUNS:
+            return True
+        if not (w[:1].isalpha() or w[:1] in "$0123456789") or lw in FUNCTION_WORDS - {"a", "an", "the"}:
+            return False
+    return False
+
+
+def planned_subject(clause_before: str) -> bool:
+    """True when the clause before a date has a planning noun as the head of its subject,
+    directly followed by its verb ("League projections put the ...", "the consensus estimate
+    calls for ..."): the date is in that forecast's predicate. ``clause_before``: the text from
+    the clause's start to the date."""
+    toks = _tokens(clause_before[-REACH:])
+    for k, w in enumerate(toks[:-1]):
+        if w.lower() in PLANNED_NOUNS:
+            nxt = toks[k + 1]
+            # the subject's head is the last noun before the verb: no verb or preposition before it
+            if _is_verb_like(nxt) and not _looks_past(nxt) and nxt.lower() not in _PAST_FORMS and not _verb_before(toks[:k + 1]):
+                return True
+    return False
+
+
+def _verb_before(toks: list[str]) -> bool:
+    """True if a past form among ``toks`` is a verb with an object or a complement (followed by
+    a function word, a number or a name), not a participle modifying the next noun."""
+    for a, b in zip(toks, toks[1:]):
+        if (_looks_past(a) or a.lower() in _PAST_FORMS) and (b.lower() in FUNCTION_WORDS or not b[:1].islower()):
+            return True
+    return False
+
+
+def _looks_past(word: str) -> bool:
+    w = word.lower()
+    return word == w and len(w) > 3 and w.endswith("ed") and w not in PLANNED_NOUNS
+
+
+#: Irregular past forms a planning noun's realized verb takes ("the plan won approval", "the
+#: forecast proved ..." is regular); "put", "set", "cut" read as present after a plural subject.
+_PAST_FORMS = frozenset("was were had did won lost made took fell rose came went became broke drew held".split())
+
+
+def expectation_complement(clause_before: str) -> bool:
+    """True when the clause before a date holds a verb of expectation or commitment followed by
+    an infinitive or a "for" / "by" object ("expected La Nina conditions to persist through",
+    "pledged to reach net zero by"): the date is in what was expected or promised."""
+    tail = clause_before[-REACH:]
+    for m in _EXPECT.finditer(tail):
+        if _INFINITIVE.search(tail, m.end()):
+            return True
+    return False

@@ -1,0 +1,77 @@
+"""Realized vs prospective: the grammatical relations that make a date the period a forecast,
+plan, target or option is about rather than the date of an event (docs/verification.md)."""
+
+import datetime as dt
+
+import pytest
+
+from anachron.verify.dates import find_periods
+from anachron.verify.grammar import expectation_complement, modifies_planned_noun, planned_subject
+from anachron.verify.layers.rules import date_scopes
+from anachron.verify.pipeline import verify_claim
+
+
+def _scopes(fact):
+    return date_scopes(fact, [(p.pos, p.pos + len(p.text)) for p in find_periods(fact)])
+
+
+def _span(text, part):
+    i = text.index(part)
+    return i, i + len(part)
+
+
+@pytest.mark.parametrize("text, part", [
+    ("Halvorsen trimmed its full-year 2031 adjusted EPS guidance to $4.10-$4.20.", "full-year 2031"),
+    ("Ostrander unveiled a 2031 capital spending budget of $2 billion.", "2031"),
+    ("Reyes holds a $9 million player option for the 2031-32 season.", "2031-32"),
+    ("The board approved a buyback target for fiscal 2031.", "fiscal 2031"),
+])
+def test_a_date_that_modifies_a_planning_noun(text, part):
+    assert modifies_planned_noun(text, *_span(text, part))
+
+
+@pytest.mark.parametrize("text, part", [
+    ("Ostrander's 2031 revenue rose 4% to $3 billion.", "2031"),
+    ("The 2031 season opened with a loss to the Pumas.", "2031"),
+    ("Halvorsen reported 2031 sales that beat guidance.", "2031"),
+])
+def test_a_date_of_a_realized_noun_phrase(text, part):
+    assert not modifies_planned_noun(text, *_span(text, part))
+
+
+def test_a_planning_subject_and_its_predicate():
+    assert planned_subject("Federation projections put the ")
+    assert planned_subject("The league's revised projection puts the ")
+    assert planned_subject("The consensus estimate calls for ")
+    assert not planned_subject("The plan passed in ")  # the plan's passing happened
+    assert not planned_subject("Analysts trimmed their estimates after the stock fell in ")
+
+
+def test_the_complement_of_a_verb_of_expectation_or_commitment():
+    assert expectation_complement("The weather office expected dry conditions to last through ")
+    assert expectation_complement("Marlowe Air pledged to retire its oldest jets by ")
+    assert expectation_complement("The ministry is aiming for ")
+    assert not expectation_complement("Bookings rose faster than expected in ")
+    assert not expectation_complement("Revenue came in as expected in ")
+    assert not expectation_complement("Target Corp raised wages to $15 in ")  # a name, not the verb
+
+
+@pytest.mark.parametrize("fact", [
+    "Halvorsen trimmed its full-year 2031 adjusted EPS guidance to $4.10-$4.20 after weak third-quarter orders.",
+    "Federation projections put the 2032-33 salary cap at about $140 million.",
+    "The weather office expected dry conditions to last through February 2032.",
+    "Marlowe Air pledged to retire its oldest jets by 2035.",
+])
+def test_a_prospective_date_does_not_date_the_claim(fact):
+    assert "prospective" in _scopes(fact)
+    out = verify_claim(fact, "2031-10-20", dt.date(2031, 11, 30))
+    assert out["verdict"] == "clean", out["reason"]
+
+
+def test_a_realized_later_period_still_leaks():
+    # the same words, but the later period's results are what the claim reports
+    fact = "Halvorsen reported full-year 2031 adjusted EPS of $4.15, above its guidance."
+    out = verify_claim(fact, "2031-10-20", dt.date(2031, 11, 30))
+    assert out["verdict"] == "leaked"
+    fact = "The 2032-33 salary cap was set at $141 million."
+    assert verify_claim(fact, "2031-10-20", dt.date(2031, 11, 30))["verdict"] == "leaked"
