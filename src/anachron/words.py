@@ -126,3 +126,17 @@ QUESTION_STOP_WORDS = frozenset(
     many how when where why if about up down one two three four five six seven eight nine ten e g eg average
     day days total""".split()
 )
+
+
+#: Verbs in the past tense besides the regular "-ed" forms (the irregular English past forms):
+#: a claim without one states a habit or a schedule ("the term begins in October"), whose dates
+#: written without a year recur rather than date an event.
+IRREGULAR_PAST = frozenset(
+    "was were had did won lost made took said fell rose got gave went came left led held paid sold bought brought "
+    "began became broke built caught chose drew drove fought found grew knew kept met ran saw sent shut sank slid "
+    "spent stood struck swept threw told thought wrote hit cut set put quit beat bid split shed spread upheld "
+    "withdrew withheld forgave froze hung laid lent lit meant rode sang shook shot slept sought spoke stole stuck "
+    "swore swung taught tore woke wore wound heard felt fled fed bore bent bred clung crept dealt dug fit flung "
+    "forbade forgot ground hid knelt leapt overcame overtook rang rid sat shone shrank sped spun sprang stung strove "
+    "swam undertook underwent understood upset wept wrung arose awoke".split()
+)

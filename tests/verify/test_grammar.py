@@ -75,3 +75,27 @@ def test_a_realized_later_period_still_leaks():
     assert out["verdict"] == "leaked"
     fact = "The 2032-33 salary cap was set at $141 million."
     assert verify_claim(fact, "2031-10-20", dt.date(2031, 11, 30))["verdict"] == "leaked"
+
+
+@pytest.mark.parametrize("fact", [
+    "Okafor later signed with the Pumas.",
+    "The merger went on to collapse under regulatory pressure.",
+    "The airline would eventually ground its whole fleet.",
+    "Halvorsen ended up selling the division to a rival.",
+    "The regulator announced its decision later that month.",
+])
+def test_hindsight_with_no_earlier_date_is_after_the_answer_date(fact):
+    out = verify_claim(fact, "2031-05-01", dt.date(2031, 11, 30))
+    assert out["verdict"] == "leaked" and out["effective_date"] == "2031-12-01", out["reason"]
+    assert "answer's date" in out["reason"]
+
+
+@pytest.mark.parametrize("fact, declared", [
+    ("Okafor was drafted in 2024 and later signed with the Pumas.", "2026-07-01"),  # told from 2024
+    ("Halvorsen announced that the unit would become a separate company.", "2031-05-01"),  # reported speech
+    ("The plant will later switch to solar power.", "2031-05-01"),  # the future, not hindsight
+    ("The ruling can be appealed no later than June.", "2031-05-01"),
+    ("The vote was pushed to a later date.", "2031-05-01"),
+])
+def test_what_is_not_hindsight(fact, declared):
+    assert verify_claim(fact, declared, dt.date(2031, 11, 30))["verdict"] != "leaked"

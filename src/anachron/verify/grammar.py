@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import re
 
+from anachron.words import IRREGULAR_PAST
+
 #: Nouns of planned, projected or optional quantities: what a statement about the future is about.
 PLANNED_NOUNS = frozenset(
     "guidance outlook outlooks forecast forecasts projection projections estimate estimates target targets "
@@ -166,3 +168,50 @@ def expectation_complement(clause_before: str) -> bool:
         if _INFINITIVE.search(tail, m.end()):
             return True
     return False
+
+
+# -- hindsight -----------------------------------------------------------------------------------
+
+#: Retrospective narration: what a writer can say only from after the events. "would" with a
+#: verb of outcome is the future in the past ("would eventually win", "would go on to"); "went on
+#: to", "ended up", "eventually" / "ultimately" / "later" with a verb in the past tense; "later"
+#: as an adverb (not "a later date", not "no later than", not "later this year").
+_HINDSIGHT = re.compile(
+    r"\bwould\s+(?:(?:eventually|ultimately|later|soon|go\s+on|end\s+up|never|become|prove|turn\s+out|win|lose|sign|join)\b)"
+    r"|\b(?:went|goes|going)\s+on\s+to\b|\bended\s+up\b|\bin\s+the\s+end\b"
+    r"|\b(?:eventually|ultimately|subsequently)\b(?=\s+[a-z]+ed\b|\s+(?:was|were|had|did|won|lost|made|took|left|got|became|went|came|fell|rose|wrote|sold)\b)"
+    r"|(?<!\ba\s)(?<!\bthe\s)(?<!\bno\s)(?<!\bits\s)(?<!\bat\s)\blater\b(?!\s+(?:than|this|next|today|tonight|in\s+the\s+(?:day|week|month|year|season)|that\s+(?:day|week|month|year)|the\s+same)\b)"
+    r"(?=\s+[a-z]|\s*[,.;])",
+    re.I,
+)
+#: Words one of which every :data:`_HINDSIGHT` match holds (a claim with none skips the scan).
+HINDSIGHT_WORDS = frozenset("would went goes going ended end eventually ultimately subsequently afterward afterwards later".split())
+
+
+def hindsight(text: str) -> list[tuple[int, str]]:
+    """Positions and texts of retrospective constructions in ``text`` ("went on to", "would
+    eventually", "ended up", "later signed"): each asserts that something happened after the
+    time the text narrates from. An answer is written as of its cutoff, so with no earlier date
+    in the claim to count from, the event is after the cutoff (docs/verification.md#hindsight)."""
+    out = []
+    for m in _HINDSIGHT.finditer(text[:20_000]):
+        if m[0].lower().startswith("would") and _REPORTED.search(text[max(0, m.start() - REACH) : m.start()]):
+            continue  # reported speech: "announced that X would become" is what was said then
+        if m[0].lower() == "later":
+            nxt = _NEXT_WORD.match(text, m.end())
+            w = (nxt[1] or "").lower() if nxt else ""
+            if not (w in IRREGULAR_PAST or (len(w) > 3 and w.endswith("ed")) or w in ("in", "that", "on", "") ):
+                continue
+        out.append((m.start(), m[0]))
+    return out
+
+
+#: A verb of saying or agreeing before "would" in its sentence (or a "that" clause): the
+#: future in the past of a statement made then, not hindsight.
+_REPORTED = re.compile(
+    r"\b(?:said|says|announced|announces|stated|told|agreed|agrees|confirmed|reported|noted|warned|indicated|disclosed|"
+    r"revealed|predicted|promised|pledged|expected|forecast|projected|signalled|signaled|argued|claimed|insisted|"
+    r"suggested|believed|thought|hoped|planned|decided|ruled|held)\b(?:(?![.;!?]\s).)*$|\bthat\b(?:(?![.;!?]\s).)*$",
+    re.I,
+)
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)|\s*[,.;]")

@@ -127,7 +127,8 @@ def verify_claim(
         "date_rule": declared.rule,
         "category": None,
     }
-    found = evidence_layers(fact, cutoff, instance, grounding, corpus, layers)
+    context = {**(instance or {}), "declared_date": declared.date} if grounding is not None else instance
+    found = evidence_layers(fact, cutoff, context, grounding, corpus, layers)
     if found is not None:
         layer, g = found
         out["category"] = g.category
@@ -168,6 +169,8 @@ def _fields(lo: dt.date | None, hi: dt.date | None, verdict: str, layer: str, re
 def _interval(lo: dt.date, hi: dt.date) -> str:
     if lo == hi:
         return str(lo)
+    if hi == dt.date.max:
+        return f"from {lo} on"
     return f"no later than {hi}" if lo == dt.date.min else f"between {lo} and {hi}"
 
 

@@ -12,7 +12,7 @@ from anachron.tasks.salary.claims import OUTCOME_NOUNS, is_consequence, outcome_
 from anachron.tasks.salary.calibration import SalaryPlanter
 from anachron.tasks.salary.checks import salary_overlap
 from anachron.tasks.salary.dataset import SOURCE_TABLES, build_salary_instances
-from anachron.tasks.salary.grounding import ContractGrounding
+from anachron.tasks.salary.records import open_signing_records
 
 #: A per-year suffix a predicted AAV may carry ("$25.5M/yr", "$25.5M per year").
 _PER_YEAR = re.compile(r"\s*(?:/\s*(?:yr|year)|(?:per|a)\s+year)\s*$", re.I)
@@ -135,8 +135,11 @@ class SalaryTask(Task):
             f"the free-agent contract {player} signs in {year}",
         )
 
+    def grounding_inputs(self, *, edgar):
+        return {k: v for k, v in self.dataset_inputs().items() if not k.endswith("_manifest")}
+
     def make_grounding(self, inputs):
-        return ContractGrounding()
+        return open_signing_records(inputs)
 
     def planter(self, instances, data, rng, frames, *, all_instances):
         return SalaryPlanter(instances, data, rng, frames, all_instances=all_instances)

@@ -42,6 +42,7 @@ from typing import Any, Mapping
 from anachron.names import ticker_mentions
 from anachron.verify.dates import find_periods
 from anachron.verify.features import LOOKING_BACK, as_list, context_cutoff, yearless_months
+from anachron.verify.layers.rules import date_scopes
 from anachron.words import HEDGE_SPECULATIVE, PRESENT_PERFECT
 
 #: Tolerance of a stated return against the window's realised return, in percentage points.
@@ -264,7 +265,8 @@ def time_scope(text: str, w: Window) -> str:
     (references before the cutoff, straddling it, or after the window, and none inside), or
     ``"none"`` (no time reference). A reference that looks back from the cutoff ("over the
     past year", "year to date"), or the present perfect ("has outperformed") without a
-    reference inside the window, is other.
+    reference inside the window, is other; so is a date the grammar places in a plan or an
+    expectation (:func:`~anachron.verify.layers.rules.date_scopes`: "closing expected in Q1 2020").
 
     Month names without a year count, in a claim with no dated reference, as inside when the
     window (shorter than a year) spans that month, else as other; "Aug. 30" counts as its
@@ -272,8 +274,11 @@ def time_scope(text: str, w: Window) -> str:
     which year.)"""
     inside = other = base = False
     periods = find_periods(text)
-    for p in periods:
-        if w.cutoff < p.start <= w.last_day:
+    scopes = date_scopes(text, [(p.pos, p.pos + len(p.text)) for p in periods]) if periods else []
+    for p, scope in zip(periods, scopes):
+        if scope == "prospective":
+            other = True  # a plan or expectation for the window ("closing expected in Q1 2020") is no move in it
+        elif w.cutoff < p.start <= w.last_day:
             inside = True
         elif p.kind == "day" and p.end <= w.cutoff and (w.first_day - p.end).days <= BASE_DAY_SLACK:
             base = True  # the base close of the window's return, if the claim reaches into the window

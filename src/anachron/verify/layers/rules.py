@@ -67,7 +67,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from anachron.verify.grammar import PLANNED_NOUNS, expectation_complement, modifies_planned_noun, planned_subject
+from anachron.words import IRREGULAR_PAST as _IRREGULAR_PAST
+from anachron.verify.grammar import HINDSIGHT_WORDS, PLANNED_NOUNS, hindsight, expectation_complement, modifies_planned_noun, planned_subject
 from anachron.verify.dates import (
     Period,
     YearlessDate,
@@ -174,18 +175,6 @@ _FUTURE_CLAUSE = re.compile(
     r"\bwill\b|['’]ll\b|(?i:\b(?:would|shall|going\s+to|(?:set|slated|scheduled|due|expected|poised)\s+(?:to|for)|upcoming|next)\b)"
 )
 
-#: Verbs in the past tense besides the regular "-ed" forms (the irregular English past forms):
-#: a claim without one states a habit or a schedule ("the term begins in October"), whose dates
-#: written without a year recur rather than date an event.
-_IRREGULAR_PAST = frozenset(
-    "was were had did won lost made took said fell rose got gave went came left led held paid sold bought brought "
-    "began became broke built caught chose drew drove fought found grew knew kept met ran saw sent shut sank slid "
-    "spent stood struck swept threw told thought wrote hit cut set put quit beat bid split shed spread upheld "
-    "withdrew withheld forgave froze hung laid lent lit meant rode sang shook shot slept sought spoke stole stuck "
-    "swore swung taught tore woke wore wound heard felt fled fed bore bent bred clung crept dealt dug fit flung "
-    "forbade forgot ground hid knelt leapt overcame overtook rang rid sat shone shrank sped spun sprang stung strove "
-    "swam undertook underwent understood upset wept wrung arose awoke".split()
-)
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -497,12 +486,13 @@ def date_content(
     fact = fact or ""
     periods = find_periods(fact)
     yearless = find_yearless(fact, periods)
-    if not periods and not yearless:
-        return None
     text = unquoted(fact)
     words = set(_WORD.findall(text.lower()))
     relative = find_relative(text) if not words.isdisjoint(_RELATIVE_WORDS) else []
-    spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)]
+    looking_back = hindsight(text) if cutoff is not None and not words.isdisjoint(HINDSIGHT_WORDS) else []
+    if not periods and not yearless and not (cutoff is not None and (relative or looking_back)):
+        return None
+    spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)] + [(a, a + len(t)) for a, t in looking_back]
     scopes = _scopes(text, spans, words)
     ignored = tuple(x.text for x, s in zip([*periods, *yearless, *relative], scopes) if s == PROSPECTIVE)
     dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
@@ -517,14 +507,26 @@ def date_content(
         read = _read_yearless(y, context, declared, cutoff)
         if read is not None:
             dated.append((read[0], s, read[2], read[1]))
-    if relative:  # each relative date counts from the date written before it
+    if relative or looking_back:  # each relative date counts from the date written before it, else from the answer's date
         anchors = sorted((d for d in dated if d[1] == HAPPENED and d[0].pos >= 0), key=lambda d: d[0].pos)
         positions = [d[0].pos for d in anchors]
-        for r, s in zip(relative, scopes[len(periods) + len(yearless):]):
+        n_fixed = len(periods) + len(yearless)
+        for r, s in zip(relative, scopes[n_fixed:]):
             k = bisect.bisect_left(positions, r.pos) - 1
-            if s != PROSPECTIVE and k >= 0:
+            if s == PROSPECTIVE:
+                continue
+            if k >= 0:
                 a = anchors[k]
                 dated.append((r.after(a[0]), s, a[2], f"{r.text!r} after {a[0].text!r}"))
+            elif cutoff is not None:
+                now = Period("day", cutoff, cutoff, "the answer's date", -1)
+                dated.append((r.after(now), s, False, f"{r.text!r} after the answer's date {cutoff} (no earlier date in the claim)"))
+        for (pos, what), s in zip(looking_back, scopes[n_fixed + len(relative):]):
+            if s == PROSPECTIVE or bisect.bisect_left(positions, pos) > 0:
+                continue  # told from a date the claim names: after it, not after the cutoff
+            after = cutoff + dt.timedelta(days=1)
+            dated.append((Period("relative", after, dt.date.max, what, pos), s, False,
+                          f"{what!r}: hindsight, after the answer's date {cutoff} (no earlier date in the claim)"))
     if not dated:
         return ContentDate(None, None, "every date of the text is prospective", (), False, ignored) if ignored else None
     # a period that contains another date of the claim is that date's context

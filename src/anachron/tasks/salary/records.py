@@ -1,0 +1,128 @@
+"""Salary: event grounding over every signing the sources hold (:class:`SigningRecords`).
+
+A claim that states a contract, any player's, takes the date of the signing record it matches
+(docs/verification.md#event-grounding): "Niang agreed to a three-year, $26 million deal with
+Cleveland" is the Cavaliers' signing of Georges Niang on 2023-06-30, whatever date the model
+declares. The match is the one the instance's own contract uses (:func:`~anachron.tasks.salary.
+grounding.states_contract`: the player named, no hedge, not an earlier contract, an amount that
+is the record's AAV or total value within its stated precision, or the record's team with a
+verb of signing), applied to each record of each player the claim names: in full, or by
+surname when the surname is the instance's player's (the player the answer is about) or belongs
+to one player only among the records of the league.
+
+The records are the signing tables of the NBA and NHL sources (``data/raw/{nba,nhl}``: player,
+team, previous team, signing date, years, total value, AAV). An NHL signing without a date in
+the source is dated at the opening of free agency (the source's ``date_rule`` says so, and the
+reason repeats it). When several records of a player match, the one whose date is nearest the
+declared date decides (a model that dates a contract to its own year is more often right about
+the contract than about the day); with no declared date, the earliest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from anachron.names import MIN_SURNAME_CHARS, surname
+from anachron.tasks.salary.grounding import ContractGrounding, states_contract
+from anachron.verify.layers.grounded import GroundedVerdict
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]+")
+_RECORD_COLUMNS = ("league", "player", "signing_date", "team", "previous_team", "years", "total_value", "aav")
+
+
+class SigningRecords:
+    """Grounded checks of the salary task over every signing record (see the module docstring).
+
+    The instance's own contract comes first (:class:`~anachron.tasks.salary.grounding.ContractGrounding`:
+    the outcome, leaked); any other signing a claim states is dated at its record (category A1).
+
+    Args:
+        tables: signing tables with the columns of the NBA / NHL source (``league``, ``player``,
+            ``signing_date``, ``team``, ``previous_team``, ``years``, ``total_value``, ``aav``;
+            ``date_rule`` when present). Rows without a player or a parseable date are skipped.
+    """
+
+    def __init__(self, tables: Iterable[pd.DataFrame]):
+        self._own = ContractGrounding()
+        self._by_name: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        self._by_surname: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.n_records = 0
+        for t in tables:
+            cols = [c for c in (*_RECORD_COLUMNS, "date_rule") if c in t.columns]
+            for r in t[cols].to_dict("records"):
+                player, day = str(r.get("player") or "").strip(), str(r.get("signing_date") or "")[:10]
+                if not player or len(day) != 10:
+                    continue
+                league = str(r.get("league") or "")
+                self._by_name[(league, player.lower())].append(r)
+                self._by_surname[(league, surname(player).lower())].add(player.lower())
+                self.n_records += 1
+
+    def _players(self, fact: str, league: str, own: str) -> list[str]:
+        """Lower-case names of the players of ``league`` that ``fact`` names (see the module docstring)."""
+        low = fact.lower()
+        words = {w.strip(".,'’").removesuffix("'s").removesuffix("’s") for w in _CAPITALISED.findall(fact)}
+        out = []
+        own_last = surname(own).lower() if own else ""
+        for w in words:
+            key = (league, w.lower())
+            if len(w) < MIN_SURNAME_CHARS or key not in self._by_surname:
+                continue
+            names = self._by_surname[key]
+            full = [n for n in names if n in low]
+            if full:
+                out += full
+            elif w.lower() == own_last and own.lower() in names:
+                out.append(own.lower())
+            elif len(names) == 1:
+                out += list(names)
+        return sorted(set(out))
+
+    def check(self, fact: str, instance: dict[str, Any]) -> GroundedVerdict | None:
+        """The instance's own contract (leaked, A4), else the signing record ``fact`` states
+        (dated at the record, A1), else None."""
+        own = self._own.check(fact, instance)
+        if own is not None:
+            return own
+        league = str(instance.get("league") or "")
+        player = str(instance.get("player") or "")
+        declared = instance.get("declared_date")
+        matches = []
+        for name in self._players(fact, league, player):
+            for r in self._by_name[(league, name)]:
+                if name == player.lower() and str(r["signing_date"])[:10] == str(instance.get("signing_date") or "")[:10]:
+                    continue  # the instance's own contract: decided above
+                why = states_contract(fact, _context(r, instance))
+                if why is not None:
+                    matches.append((dt.date.fromisoformat(str(r["signing_date"])[:10]), r, why))
+        if not matches:
+            return None
+        if isinstance(declared, dt.date):
+            day, r, why = min(matches, key=lambda m: (abs((m[0] - declared).days), m[0]))
+        else:
+            day, r, why = min(matches, key=lambda m: m[0])
+        rule = f"; {r['date_rule']}" if r.get("date_rule") and "fallback" in str(r.get("date_rule")) else ""
+        what = why.replace("the contract being predicted", "a recorded contract").replace("the player's signing", "a recorded signing")
+        return GroundedVerdict(day, f"{what}: {r['player']} with {r['team']} on {day}{rule} (signing record)", category="A1")
+
+
+def _context(r: Mapping[str, Any], instance: Mapping[str, Any]) -> dict[str, Any]:
+    """The grounding context of a signing record, as :func:`states_contract` reads it, with the
+    instance's cutoff."""
+    return {
+        "player": r["player"], "league": r.get("league"), "team": r.get("team"), "previous_team": r.get("previous_team"),
+        "signing_date": str(r["signing_date"])[:10], "aav": r.get("aav"), "total_value": r.get("total_value"),
+        "years": r.get("years"), "cutoff_date": instance.get("cutoff_date"),
+    }
+
+
+def open_signing_records(inputs: Mapping[str, Any]) -> SigningRecords | ContractGrounding:
+    """:class:`SigningRecords` over the signing tables named in ``inputs`` (``nba``, ``nhl``: the
+    sources' Parquet tables); without any, the instance's own contract check alone."""
+    tables = [pd.read_parquet(inputs[k]) for k in ("nba", "nhl") if inputs.get(k)]
+    return SigningRecords(tables) if tables else ContractGrounding()
