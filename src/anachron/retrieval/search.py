@@ -281,6 +281,29 @@ class BM25Search:
             out.append(0 if t is None else int(indptr[t + 1] - indptr[t]))
         return out
 
+    def term_first_days(self, words: Iterable[str], sources: Iterable[str]) -> list[tuple[str | None, int]]:
+        """For each of ``words`` (lower-cased index tokens), the first day a document of
+        ``sources`` holding it was published and how many such documents there are
+        (``(None, 0)`` when none). Postings ascend by document, i.e. by date."""
+        if self.retriever is None:
+            return [(None, 0) for _ in words]
+        wanted = set(sources)
+        if not hasattr(self, "_source_mask") or self._source_mask[0] != wanted:
+            self._source_mask = (wanted, np.isin(self._sources, list(wanted)))
+        mask = self._source_mask[1]
+        s = self.retriever.scores
+        indices, indptr = s["indices"], s["indptr"]
+        out: list[tuple[str | None, int]] = []
+        for w in words:
+            t = self._vocab.get(w.lower())
+            if t is None:
+                out.append((None, 0))
+                continue
+            idx = np.asarray(indices[int(indptr[t]) : int(indptr[t + 1])])
+            idx = idx[mask[idx]]
+            out.append((str(self._published[idx[0]]), int(idx.size)) if idx.size else (None, 0))
+        return out
+
     def source_first_days(self, quantile: float = 0.01) -> dict[str, str]:
         """Per source, the day by which ``quantile`` of its documents had been published (ISO day).
 

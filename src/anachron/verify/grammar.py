@@ -12,12 +12,13 @@ Three grammatical relations make a date prospective here, each read within the d
 (no parser: the relations are found from word classes, which are closed sets of English
 grammar, and from the noun's place in its phrase):
 
-* **the date modifies a planning noun**: the date is a premodifier in a noun phrase whose head is
-  a noun of planned or projected quantities (:data:`PLANNED_NOUNS`: guidance, outlook, forecast,
-  projection, estimate, target, plan, budget, schedule, deadline, goal, pledge, option, ...): "its
-  full-year 2019 adjusted EPS guidance", "the 2020 capital budget"; or the object of a
-  preposition attached to such a noun, with only modifiers between: "a player option for the
-  2020-21 season", "guidance for fiscal 2020" (:func:`modifies_planned_noun`);
+* **the date modifies a planning noun**: the date is a premodifier in a noun phrase whose head
+  (its last noun) is a noun of planned, projected or contracted quantities (:data:`PLANNED_NOUNS`:
+  guidance, outlook, forecast, projection, estimate, target, plan, budget, schedule, deadline,
+  goal, pledge, option, a contract's salary or guarantee, ...): "its full-year 2019 adjusted EPS
+  guidance", "the 2020 capital budget" (not "the 2020-21 salary cap": its head is the cap); or
+  the object of a preposition attached to such a noun: "a player option for the 2020-21 season",
+  "his salary for 2022-23", "guidance for fiscal 2020" (:func:`modifies_planned_noun`);
 * **the date is in the predicate of a planning subject**: the clause's subject is headed by a
   planning noun and the date follows its verb: "League projections put the 2020-21 cap at $117
   million", "the consensus estimate calls for 2020 EPS of $3" (:func:`planned_subject`);
@@ -45,7 +46,8 @@ from anachron.words import IRREGULAR_PAST
 PLANNED_NOUNS = frozenset(
     "guidance outlook outlooks forecast forecasts projection projections estimate estimates target targets "
     "goal goals plan plans budget budgets schedule schedules timetable timeline deadline deadlines pledge pledges "
-    "commitment commitments option options expectation expectations consensus prediction predictions view".split()
+    "commitment commitments option options expectation expectations consensus prediction predictions view "
+    "salary salaries guarantee guarantees".split()
 )
 #: Function words of English (closed classes): determiners, pronouns, prepositions,
 #: conjunctions, auxiliaries. A phrase's modifiers are none of these.
@@ -56,6 +58,8 @@ FUNCTION_WORDS = frozenset(
     "is are was were be been being am has have had do does did will would shall should can could may might must "
     "which who whom whose what when where why how it they he she we you i".split()
 )
+#: Adverbs that end a noun phrase (with the words in -ly): "its 2019 forecast again".
+ADVERBS = frozenset("again also still now once twice further even already then too instead anew".split())
 #: Prepositions that attach a period to a planning noun ("option for", "guidance of").
 _ATTACH = frozenset("for of covering through until to".split())
 #: Verbs of expectation or commitment, by stem (every inflection: expected, expects, expecting).
@@ -97,32 +101,27 @@ def modifies_planned_noun(text: str, start: int, end: int) -> bool:
     preposition attached to one with only modifiers between ("a player option for the 2020-21
     season"). See the module docstring."""
     after = _tokens(text[end : end + REACH])
+    head = None
     for k, w in enumerate(after[:6]):
         lw = w.lower()
-        if lw in PLANNED_NOUNS:
-            return True
         if lw in ("'s", "’s", "-") or (k == 0 and lw in ("'", "’")):
             continue
-        if not (w[:1].isalpha() or w[:1].isdigit()) or lw in FUNCTION_WORDS:
+        if not (w[:1].isalpha() or w[:1].isdigit()) or lw in FUNCTION_WORDS or lw in ADVERBS or (len(lw) > 4 and lw.endswith("ly")):
             break
         # a past form followed by a determiner, a number or a preposition is the clause's verb
         if lw.endswith("ed") and k + 1 < len(after) and (after[k + 1].lower() in FUNCTION_WORDS or after[k + 1][:1] in "$0123456789"):
             break
+        head = lw  # the phrase's head is its last noun
+    if head in PLANNED_NOUNS:
+        return True
     before = _tokens(text[max(0, start - REACH) : start])
     # walk back over the preposition's object modifiers to the preposition, then to its noun
     i = len(before) - 1
     while i >= 0 and before[i].lower() in ("the", "its", "their", "his", "her", "a", "an", "fiscal", "full", "calendar", "-", "year", "full-year"):
         i -= 1
-    if i < 0 or before[i].lower() not in _ATTACH:
+    if i < 1 or before[i].lower() not in _ATTACH:
         return False
-    i -= 1
-    for w in reversed(before[max(0, i - 4) : i + 1]):
-        lw = w.lower()
-        if lw in PLANNED_NOUNS:
-            return True
-        if not (w[:1].isalpha() or w[:1] in "$0123456789") or lw in FUNCTION_WORDS - {"a", "an", "the"}:
-            return False
-    return False
+    return before[i - 1].lower() in PLANNED_NOUNS
 
 
 def planned_subject(clause_before: str) -> bool:
@@ -159,11 +158,17 @@ def _looks_past(word: str) -> bool:
 _PAST_FORMS = frozenset("was were had did won lost made took fell rose came went became broke drew held".split())
 
 
+_PASSIVE_INFINITIVE = re.compile(r"\bto\s+be\s+(?:[a-z]+ed|[a-z]+en|done|made|paid|held|set|built|sold|spent|run|met)\b")
+
+
 def expectation_complement(clause_before: str) -> bool:
     """True when the clause before a date holds a verb of expectation or commitment followed by
     an infinitive or a "for" / "by" object ("expected La Nina conditions to persist through",
-    "pledged to reach net zero by"): the date is in what was expected or promised."""
+    "pledged to reach net zero by"), or a passive infinitive ("buybacks to be carried out
+    through"): the date is in what was expected, promised or still to be done."""
     tail = clause_before[-REACH:]
+    if _PASSIVE_INFINITIVE.search(tail):
+        return True
     for m in _EXPECT.finditer(tail):
         if _INFINITIVE.search(tail, m.end()):
             return True

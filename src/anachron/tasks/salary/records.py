@@ -8,7 +8,9 @@ grounding.states_contract`: the player named, no hedge, not an earlier contract,
 is the record's AAV or total value within its stated precision, or the record's team with a
 verb of signing), applied to each record of each player the claim names: in full, or by
 surname when the surname is the instance's player's (the player the answer is about) or belongs
-to one player only among the records of the league.
+to one player only among the records of the league. Another player's record matches only by its figures (an amount that
+is its AAV or total value): a team and a verb alone ("moved to Sacramento in the deal that sent
+X to Miami") may be a trade.
 
 The records are the signing tables of the NBA and NHL sources (``data/raw/{nba,nhl}``: player,
 team, previous team, signing date, years, total value, AAV). An NHL signing without a date in
@@ -98,7 +100,7 @@ class SigningRecords:
                 if name == player.lower() and str(r["signing_date"])[:10] == str(instance.get("signing_date") or "")[:10]:
                     continue  # the instance's own contract: decided above
                 why = states_contract(fact, _context(r, instance))
-                if why is not None:
+                if why is not None and (name == player.lower() or "$" in why):  # another player's: by its figures
                     matches.append((dt.date.fromisoformat(str(r["signing_date"])[:10]), r, why))
         if not matches:
             return None

@@ -68,6 +68,15 @@ MIN_WORDS = 2
 DEFAULT_K = 10
 #: Parsed documents kept in memory at most (the cache is emptied when full).
 DOC_CACHE = 200_000
+#: A term dated by its first appearance: lower-case words of this many letters at least ...
+MIN_TERM_CHARS = 6
+#: ... found in at least this many news documents ...
+MIN_TERM_DOCS = 5
+#: ... of news sources already publishing this long before the cutoff.
+TERM_COVERAGE = dt.timedelta(days=365)
+#: The corpus sources that are dated news (their vocabulary follows the world's).
+NEWS_SOURCES = frozenset({"reuters", "guardian", "cnbc", "wsj", "reddit", "news"})
+_LOWER_TERM = re.compile(r"(?<![\w'’-])[a-z][a-z0-9-]*[a-z0-9](?![\w'’])")
 #: Supporting documents named in a reason at most.
 REASON_DOCS = 3
 
@@ -397,7 +406,34 @@ class CorpusLayer:
             self._cache[key] = self._check(fact, cutoff)
         return self._cache[key]
 
+    def new_term(self, fact: str, cutoff: dt.date) -> tuple[str, dt.date, int] | None:
+        """The word of ``fact`` that the dated news first uses after ``cutoff`` (see the module
+        docstring: a term dated by its first appearance), as ``(word, first day, documents)``,
+        or None. Only lower-case words of :data:`MIN_TERM_CHARS`+ letters count (a common noun
+        the news starts to use: "coronavirus"; a name can be old and unreported), found in at
+        least :data:`MIN_TERM_DOCS` news documents, when the news was publishing at least
+        :data:`TERM_COVERAGE` before the cutoff."""
+        first_days = getattr(self.search, "term_first_days", None)
+        news = [s for s, d in self._first_days.items() if s in NEWS_SOURCES and d <= cutoff - TERM_COVERAGE]
+        if not callable(first_days) or not news:
+            return None
+        words = sorted({w for w in _LOWER_TERM.findall(fact[:5000]) if w not in _STOP and len(w) >= MIN_TERM_CHARS})
+        if not words:
+            return None
+        found = []
+        for w, (day, n) in zip(words, first_days(words, news)):
+            if day is not None and n >= MIN_TERM_DOCS and dt.date.fromisoformat(day) > cutoff:
+                found.append((dt.date.fromisoformat(day), w, n))
+        if not found:
+            return None
+        day, w, n = min(found)
+        return w, day, n
+
     def _check(self, fact: str, cutoff: dt.date) -> GroundedVerdict | None:
+        new = self.new_term(fact, cutoff)
+        if new is not None:
+            w, day, n = new
+            return GroundedVerdict(day, f"corpus: the term {w!r} first appears in the dated news on {day} ({n} documents), after the cutoff")
         terms = self.terms(fact)
         if terms.n_words < self.min_words:
             return None

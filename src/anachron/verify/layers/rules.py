@@ -178,6 +178,15 @@ _FUTURE_CLAUSE = re.compile(
 _WORD = re.compile(r"[a-z]+")
 
 
+def _lower_words(text: str) -> set[str]:
+    """The words of ``text`` written in lower case: "Unrestricted" opening a sentence is an
+    adjective, not a verb in the past tense."""
+    return set(_LOWER_WORD.findall(text))
+
+
+_LOWER_WORD = re.compile(r"(?<![A-Za-z])[a-z]+(?![A-Za-z])")
+
+
 def _past_tense(words: set[str]) -> bool:
     """True if the (lower-case) words include a verb in the past tense."""
     return not words.isdisjoint(_IRREGULAR_PAST) or any(len(w) > 3 and w.endswith("ed") for w in words)
@@ -499,7 +508,7 @@ def date_content(
     for p, s in zip(periods, scopes):
         if s != PROSPECTIVE:
             dated.append((p, s, False, ""))
-    past = bool(yearless) and _past_tense(words)
+    past = bool(yearless) and _past_tense(_lower_words(text))
     context = _context_year([p for p, s in zip(periods, scopes) if s != PROSPECTIVE]) if past else None
     for y, s in zip(yearless, scopes[len(periods):]):
         if s == PROSPECTIVE or not past:
