@@ -220,3 +220,35 @@ _REPORTED = re.compile(
     re.I,
 )
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)|\s*[,.;]")
+
+
+# -- the modality of an assertion ----------------------------------------------------------------
+
+#: What opens a subordinate clause (or ends the asserting one): a modal inside it qualifies that
+#: clause, not the assertion before it ("threw out the suit: the injuries could not be traced").
+_SUBORDINATE = re.compile(
+    r"[:;]|[.!?](?=\s)|\b(?:because|since|although|though|whereas|which|who|whom|that|after|before|if|when|unless|so)\b", re.I
+)
+
+
+def hedged(text: str, hedge: re.Pattern[str], spans: list[tuple[int, int]]) -> bool:
+    """True when a hedge (a match of ``hedge``: "could", "likely", "expected to") qualifies an
+    assertion at ``spans`` (the words that assert it, such as a verb of deciding): the hedge is
+    in the assertion's clause, before it or after it with no subordinate clause opening between
+    them. With no spans, any hedge in the text counts."""
+    hedges = [m.span() for m in hedge.finditer(text[:20_000])]
+    if not hedges:
+        return False
+    if not spans:
+        return True
+    for h0, h1 in hedges:
+        for s0, s1 in spans:
+            if h1 <= s0:
+                between = (h1, s0)
+            elif h0 >= s1:
+                between = (s1, h0)
+            else:
+                return True  # the hedge is part of the assertion's words
+            if not _SUBORDINATE.search(text, *between):
+                return True
+    return False

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from anachron.dates import to_date
 from anachron.tasks.legal.parties import case_name_key, case_parties, party_key
 from anachron.verify.dates import find_periods
+from anachron.verify.grammar import hedged
 from anachron.verify.layers.grounded import GroundedVerdict
 from anachron.words import HEDGE_SPECULATIVE, MONTH_WORDS, PERFECT_AUXILIARY_AT_END, STOP_WORDS
 
@@ -471,7 +472,7 @@ def states_ruling(fact: str, instance: Mapping[str, Any]) -> str | None:
     """
     signals = _signals(fact)
     party_signals = [m.span() for m in _PARTY_OUTCOME.finditer(fact)]
-    if not (signals or party_signals) or HEDGE_SPECULATIVE.search(fact):
+    if not (signals or party_signals) or hedged(fact, HEDGE_SPECULATIVE, signals + party_signals):
         return None
     cites, names, other_case = case_mentions(fact, instance)
     aliases = case_aliases(instance)

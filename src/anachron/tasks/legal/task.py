@@ -7,7 +7,7 @@ from anachron.tasks.legal.claims import OUTCOME_NOUNS, is_consequence, outcome_r
 from anachron.tasks.legal.calibration import LegalPlanter
 from anachron.tasks.legal.checks import legal_overlap_problems
 from anachron.tasks.legal.dataset import OPTIONAL_TABLES, REQUIRED_TABLES, build_legal_instances
-from anachron.tasks.legal.grounding import DecisionGrounding
+from anachron.tasks.legal.records import open_case_records
 
 
 def legal_perf(probability: float, petitioner_wins: int | bool) -> float:
@@ -109,8 +109,11 @@ class LegalTask(ProbabilityTask):
             f"the {inputs.get('court', 'court')}'s decision in {case}",
         )
 
+    def grounding_inputs(self, *, edgar):
+        return {k: v for k, v in self.dataset_inputs().items() if k in ("scdb", "oyez")}
+
     def make_grounding(self, inputs):
-        return DecisionGrounding()
+        return open_case_records(inputs)
 
     def planter(self, instances, data, rng, frames, *, all_instances):
         return LegalPlanter(instances, data, rng, frames, all_instances=all_instances)
