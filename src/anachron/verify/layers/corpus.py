@@ -68,6 +68,13 @@ MIN_WORDS = 2
 DEFAULT_K = 10
 #: Parsed documents kept in memory at most (the cache is emptied when full).
 DOC_CACHE = 200_000
+#: A paraphrase (:meth:`CorpusLayer.paraphrase`): the claim holds this IDF-weighted share of the
+#: document's content words, the document this share of the claim's, and they share this many
+#: rare words (in at most RARE_DOC_SHARE of the documents).
+PARAPHRASE_DOC_COVER = 0.7
+PARAPHRASE_CLAIM_COVER = 0.5
+PARAPHRASE_RARE = 2
+RARE_DOC_SHARE = 0.001
 #: A term dated by its first appearance: lower-case words of this many letters at least ...
 MIN_TERM_CHARS = 6
 #: ... found in at least this many news documents ...
@@ -357,20 +364,63 @@ class CorpusLayer:
         doc = self._document(hit)
         if doc.polarity != terms.polarity or not terms.verbs <= doc.rough:
             return None
-        if floor > 0 and sum(w for s, w in terms.weights.items() if s in doc.rough) / terms.total < floor:
+        if floor > 0 and sum(w for s, w in terms.weights.items() if s in doc.rough) / terms.total < min(floor, PARAPHRASE_CLAIM_COVER):
             return None
         stems, have = doc.exact()
-        if not terms.verbs <= stems or not all(any(n.matches(h) for h in have) for n in terms.numbers):
+        if not all(any(n.matches(h) for h in have) for n in terms.numbers):
             return None
         held = [s for s in terms.weights if s in stems]
         score = sum(terms.weights[s] for s in held) / terms.total
-        if score < floor:
+        if (score < floor or not terms.verbs <= stems) and not (floor > 0 and self.paraphrase(terms, doc, have)):
             return None
         consistent = terms.not_before is None or day >= terms.not_before
         return Support(
             str(hit.doc_id), day, str(getattr(hit, "source", "") or ""), round(score, 4), consistent,
             round(len(held) / len(terms.weights), 4),
         )
+
+    def paraphrase(self, terms: ClaimTerms, doc: "_Document", numbers: tuple[Number, ...]) -> bool:
+        """Whether the claim restates the document in other words (see the module docstring):
+        the IDF-weighted share of the document's content words the claim holds is at least
+        :data:`PARAPHRASE_DOC_COVER`, the claim's share the document holds at least
+        :data:`PARAPHRASE_CLAIM_COVER`, they share :data:`PARAPHRASE_RARE` words of the corpus's
+        rarer half (names, rare terms) or more, and every number of the document is one of the
+        claim's. Verbs and common words may differ ("slashes" / "cut", "deal" / "agreement"),
+        clauses may be reordered and the tense changed: the rare words carry the event. Only with
+        a backend that gives document frequencies (words weighed alike cannot tell which words
+        carry the event)."""
+        if self._doc_freq is None:
+            return False  # words weighed alike cannot tell the words that carry the event
+        weights = self._doc_weights(doc)
+        total = sum(weights.values())
+        if not total or not terms.total:
+            return False
+        shared = [s for s in weights if s in terms.weights]
+        doc_cover = sum(weights[s] for s in shared) / total
+        claim_cover = sum(terms.weights[s] for s in shared) / terms.total
+        rare = sum(1 for s in shared if weights[s] >= self._rare_idf)
+        return (
+            doc_cover >= PARAPHRASE_DOC_COVER and claim_cover >= PARAPHRASE_CLAIM_COVER and rare >= PARAPHRASE_RARE
+            and all(any(n.matches(c) for c in terms.numbers) for n in numbers)
+        )
+
+    def _doc_weights(self, doc: "_Document") -> dict[str, float]:
+        """A document's content-word stems weighted by IDF (as a claim's are)."""
+        words = _words(without_dates(doc.text))
+        idf = self._idf(words)
+        out: dict[str, float] = {}
+        for w in words:
+            st = stem(w)
+            out[st] = max(out.get(st, 0.0), idf[w])
+        return out
+
+    @property
+    def _rare_idf(self) -> float:
+        """The IDF above which a word is in the corpus's rarer half of the vocabulary by document
+        frequency: log(1 + (N - df + 0.5) / (df + 0.5)) for df = RARE_DOC_SHARE x N."""
+        n = max(self._n_docs, 1)
+        df = RARE_DOC_SHARE * n
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def support(self, terms: ClaimTerms, hit: "SearchHit") -> Support | None:
         """:meth:`score` when it reaches ``min_support``, else None."""

@@ -207,7 +207,7 @@ _SCOPE_WORDS = frozenset(
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
     "impending next expect anticipate anticipates predict predicts guidance outlook projection projections estimate estimates target targets expectation "
     "expectations budget before prior ahead later pledge pledged pledges promise promised promises commit committed "
-    "commits vow vowed vows propose proposed proposes seek seeks sought hoped hoping intended aimed targeted".split()
+    "commits vow vowed vows propose proposed proposes seek seeks sought hoped hoping intended aimed targeted be".split()
 ) | PLANNED_NOUNS
 _DURATION_WORDS = frozenset(
     "through thru until till to from ending end ends expiring expires expire starting start starts beginning begin begins "
