@@ -272,3 +272,37 @@ def test_verify_run_and_table_need_the_index_and_pass_it_on(layer):
     with pytest.raises(ValueError, match="corpus"):
         verify_table(table, {}, {}, ("corpus",))
     assert verify_table(table, {}, {}, ("corpus", "rules"), corpus=layer)["verdict"].tolist() == ["leaked"]
+
+
+# -- paraphrases and new terms ------------------------------------------------------------------
+
+NEWS = [_doc(f"n-fill-{i}", f"{2015 + i % 5}-{1 + i % 12:02d}-1{i % 9}", f"Markets wrap {i}: shares {['rise', 'fall', 'steady'][i % 3]} as traders weigh rates",
+             source="reuters") for i in range(60)]
+NEWS += [
+    _doc("n-sue", "2020-02-11", "Regulators sue to stop Quillon Motors' takeover of Brackenridge Optics", source="reuters"),
+    _doc("n-old", "2018-04-02", "Tarrow Mills opens plant in Corran", source="reuters"),
+]
+NEWS += [_doc(f"n-virus-{i}", f"2020-0{1 + i % 6}-2{i % 9}", f"Zervaxis outbreak {i} hits travel and trade", source="reuters") for i in range(6)]
+
+
+@pytest.fixture(scope="module")
+def news_layer() -> CorpusLayer:
+    return CorpusLayer(BM25Search(pd.DataFrame(NEWS, columns=CORPUS_COLUMNS)))
+
+
+def test_a_paraphrase_of_a_later_headline_is_dated_by_it(news_layer):
+    # other verbs and nouns, the clauses reordered, a tense change, words dropped and added
+    fact = "Quillon Motors' takeover of Brackenridge Optics was challenged by regulators."
+    v = news_layer.check(fact, dt.date(2019, 11, 30))
+    assert v is not None and v.effective_date == dt.date(2020, 2, 11) and "supported only after the cutoff" in v.reason
+    # the same names with another event is no paraphrase: a few shared names are not enough
+    assert news_layer.check("Quillon Motors reported record car sales and Brackenridge Optics hired a new chief.",
+                            dt.date(2019, 11, 30)) is None
+
+
+def test_a_term_is_dated_by_its_first_appearance_in_the_news(news_layer):
+    v = news_layer.check("Airlines are cancelling flights as zervaxis travel curbs spread.", dt.date(2019, 11, 30))
+    assert v is not None and v.effective_date == dt.date(2020, 1, 20) and "first appears" in v.reason
+    assert news_layer.new_term("Airlines are cancelling flights as zervaxis travel curbs spread.", dt.date(2020, 6, 30)) is None
+    # a name written with a capital is no term: a person can be old and unreported
+    assert news_layer.new_term("Zervaxis Holdings opened an office.", dt.date(2019, 11, 30)) is None

@@ -71,9 +71,9 @@ DOC_CACHE = 200_000
 #: A paraphrase (:meth:`CorpusLayer.paraphrase`): the claim holds this IDF-weighted share of the
 #: document's content words, the document this share of the claim's, and they share this many
 #: rare words (in at most RARE_DOC_SHARE of the documents).
-PARAPHRASE_DOC_COVER = 0.7
+PARAPHRASE_DOC_COVER = 0.3
 PARAPHRASE_CLAIM_COVER = 0.5
-PARAPHRASE_RARE = 2
+PARAPHRASE_RARE = 3
 RARE_DOC_SHARE = 0.001
 #: A term dated by its first appearance: lower-case words of this many letters at least ...
 MIN_TERM_CHARS = 6
@@ -362,7 +362,7 @@ class CorpusLayer:
         if day is None or terms.n_words < self.min_words or not terms.total:
             return None
         doc = self._document(hit)
-        if doc.polarity != terms.polarity or not terms.verbs <= doc.rough:
+        if doc.polarity != terms.polarity or (floor <= 0 and not terms.verbs <= doc.rough):
             return None
         if floor > 0 and sum(w for s, w in terms.weights.items() if s in doc.rough) / terms.total < min(floor, PARAPHRASE_CLAIM_COVER):
             return None
@@ -379,13 +379,14 @@ class CorpusLayer:
             round(len(held) / len(terms.weights), 4),
         )
 
-    def paraphrase(self, terms: ClaimTerms, doc: "_Document", numbers: tuple[Number, ...]) -> bool:
+    def paraphrase(self, terms: ClaimTerms, doc: "_Document", numbers: tuple[Number, ...]) -> bool:  # noqa: D401
         """Whether the claim restates the document in other words (see the module docstring):
         the IDF-weighted share of the document's content words the claim holds is at least
         :data:`PARAPHRASE_DOC_COVER`, the claim's share the document holds at least
         :data:`PARAPHRASE_CLAIM_COVER`, they share :data:`PARAPHRASE_RARE` words of the corpus's
-        rarer half (names, rare terms) or more, and every number of the document is one of the
-        claim's. Verbs and common words may differ ("slashes" / "cut", "deal" / "agreement"),
+        rarer words (names, rare terms) or more, and every number of the document is one of the
+        claim's when the claim states numbers (every number of the claim is the document's in
+        any case: :meth:`score`). Verbs and common words may differ ("slashes" / "cut", "deal" / "agreement"),
         clauses may be reordered and the tense changed: the rare words carry the event. Only with
         a backend that gives document frequencies (words weighed alike cannot tell which words
         carry the event)."""
@@ -398,10 +399,10 @@ class CorpusLayer:
         shared = [s for s in weights if s in terms.weights]
         doc_cover = sum(weights[s] for s in shared) / total
         claim_cover = sum(terms.weights[s] for s in shared) / terms.total
-        rare = sum(1 for s in shared if weights[s] >= self._rare_idf)
+        rare = sum(1 for s in shared if weights[s] >= self._rare_idf - 1e-9)
         return (
             doc_cover >= PARAPHRASE_DOC_COVER and claim_cover >= PARAPHRASE_CLAIM_COVER and rare >= PARAPHRASE_RARE
-            and all(any(n.matches(c) for c in terms.numbers) for n in numbers)
+            and (not terms.numbers or all(any(n.matches(c) for c in terms.numbers) for n in numbers))
         )
 
     def _doc_weights(self, doc: "_Document") -> dict[str, float]:
@@ -416,10 +417,10 @@ class CorpusLayer:
 
     @property
     def _rare_idf(self) -> float:
-        """The IDF above which a word is in the corpus's rarer half of the vocabulary by document
-        frequency: log(1 + (N - df + 0.5) / (df + 0.5)) for df = RARE_DOC_SHARE x N."""
+        """The IDF from which a word is rare: held by at most :data:`RARE_DOC_SHARE` of the
+        documents (at least one): log(1 + (N - df + 0.5) / (df + 0.5)) at that df."""
         n = max(self._n_docs, 1)
-        df = RARE_DOC_SHARE * n
+        df = max(1.0, RARE_DOC_SHARE * n)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def support(self, terms: ClaimTerms, hit: "SearchHit") -> Support | None:
