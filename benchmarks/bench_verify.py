@@ -11,6 +11,7 @@ Grounding data:
 * default: a synthetic daily price table (``--tickers`` x 2 years, 2018-12..2020-12) with a
   company name per ticker (:class:`~anachron.verify.layers.grounded.PriceGrounding`), instances of
   five tickers each with stock-task contexts;
+* ``--corpus-index DIR``: the saved corpus index a layer set with ``corpus`` searches;
 * ``--workdir DIR``: the real grounded checks of ``--task`` built from DIR's raw data
   (:meth:`~anachron.tasks.base.Task.make_grounding`) and that task's real instances
   (``DIR/results/datasets/{task}.parquet``), e.g. ``--workdir /work/default --task stock``.
@@ -216,6 +217,13 @@ def child(args: argparse.Namespace, layers: tuple[str, ...]) -> dict[str, Any]:
             grounding, contexts, prices = synthetic_grounding(args.tickers, rng, Path(tmp))
     build_s = time.perf_counter() - t0
     closes = _price_lookup(prices)
+    corpus = None
+    if "corpus" in layers:
+        from anachron.verify.layers.corpus import open_corpus_layer
+
+        if args.corpus_index is None:
+            raise SystemExit("a layer set with corpus needs --corpus-index (results/corpus/bm25 of a finished run)")
+        corpus = open_corpus_layer(args.corpus_index)
     verdicts: Counter = Counter()
     digest = hashlib.sha256()
     by_layer: Counter = Counter()
@@ -226,7 +234,7 @@ def child(args: argparse.Namespace, layers: tuple[str, ...]) -> dict[str, Any]:
         run, ctxs = make_run(rng, contexts, min(args.run_size, int(args.claims - n)), run_id, closes, args.task)
         make_s += time.perf_counter() - t0
         t0 = time.perf_counter()
-        claims = verify_run(run, ctxs, grounding=grounding, layers=layers, task=get_task(args.task))
+        claims = verify_run(run, ctxs, grounding=grounding, layers=layers, task=get_task(args.task), corpus=corpus)
         verify_s += time.perf_counter() - t0
         n += len(claims)
         digest.update(pd.util.hash_pandas_object(claims.astype(str), index=False).to_numpy().tobytes())
@@ -259,6 +267,7 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=None, help="use this workdir's real grounding data and instances")
     ap.add_argument("--task", default="stock", help="with --workdir: the task whose grounding and instances to use")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--corpus-index", type=Path, default=None, help="the corpus index for layer sets with corpus (results/corpus/bm25)")
     ap.add_argument("--seconds-per-completion", type=float, default=6.0,
                     help="local-model generation time per completion to compare against")
     ap.add_argument("--json", type=Path, default=None, help="also write the report here")

@@ -83,6 +83,8 @@ def small_config(methods: dict, **over) -> dict:
         "models": {"m": {"model": "mock/m", "knowledge_cutoff": "2023-01-01", "params": {"max_tokens": 100}}},
         "methods": json.loads(json.dumps(methods)),  # validation fills the defaults in place
         "shapley": {"tasks": []},
+        # the run patterns apart from the verifier's searches (the corpus layer's are counted below)
+        "verify": {"layers": ["grounded", "rules"]},
         **over,
     }
     return validate_config(cfg)
@@ -204,8 +206,9 @@ def test_instances_follow_the_sample_and_without_a_dataset_the_config(dataset, t
     assert s.loc[("salary", "run", "temporal_hint"), "instances"] == 10 * 2
     unknown = validate_config({"run": {"tasks": ["legal"], "methods": ["temporal_hint"], "models": ["smollm2"]}})
     s = summarize(estimate(unknown, tmp_path / "empty"))
-    assert s["stage"].tolist() == ["run", "shapley"]
-    assert s["instances_basis"].eq("unknown").all() and s["calls"].isna().all()
+    # the default verifier layers search the corpus: a verify stage of claim searches, no model calls
+    assert s["stage"].tolist() == ["run", "verify", "shapley"]
+    assert s["instances_basis"].eq("unknown").all() and s.loc[s["stage"] != "verify", "calls"].isna().all()
 
 
 def fixture_config() -> dict:
@@ -283,7 +286,8 @@ def test_cli_estimate_after_a_run_and_as_json(fixture_run, capsys):
     assert doc["assumptions"]["retry_rate"] == 0
     row = next(r for r in doc["comparison"] if (r["task"], r["stage"], r["method"], r["model"]) == ("legal", "run", "timespec", "m1"))
     assert row["calls_actual"] == 12 and row["cost_spent_usd"] == pytest.approx(8 * 0.006)
-    assert {r["stage"] for r in doc["rows"]} == {"run"}
+    assert {r["stage"] for r in doc["rows"]} == {"run", "verify"}  # the corpus layer's claim searches
+    assert all(r["calls"] == 0 for r in doc["rows"] if r["stage"] == "verify")
 
 
 def test_cli_estimate_of_the_paper_config_needs_no_key_and_no_dataset(tmp_path, monkeypatch, capsys):
