@@ -306,3 +306,10 @@ def test_a_term_is_dated_by_its_first_appearance_in_the_news(news_layer):
     assert news_layer.new_term("Airlines are cancelling flights as zervaxis travel curbs spread.", dt.date(2020, 6, 30)) is None
     # a name written with a capital is no term: a person can be old and unreported
     assert news_layer.new_term("Zervaxis Holdings opened an office.", dt.date(2019, 11, 30)) is None
+
+
+def test_a_claim_must_say_enough_to_be_dated_by_a_document(news_layer):
+    # a bare name asserts nothing, however exactly a document holds it
+    assert news_layer.check("Quillon Motors", dt.date(2019, 11, 30)) is None
+    # only common words: it fits many events, years apart
+    assert news_layer.check("Shares rise as traders weigh rates", dt.date(2014, 11, 30)) is None

@@ -92,7 +92,8 @@ def test_hindsight_with_no_earlier_date_is_after_the_answer_date(fact):
 
 @pytest.mark.parametrize("fact, declared", [
     ("Okafor was drafted in 2024 and later signed with the Pumas.", "2026-07-01"),  # told from 2024
-    ("Halvorsen announced that the unit would become a separate company.", "2031-05-01"),  # reported speech
+    ("Halvorsen announced that the unit would eventually become a separate company.", "2031-05-01"),  # reported speech
+    ("If confirmed, the nominee would eventually lead the agency.", "2031-05-01"),  # a condition
     ("The plant will later switch to solar power.", "2031-05-01"),  # the future, not hindsight
     ("The ruling can be appealed no later than June.", "2031-05-01"),
     ("The vote was pushed to a later date.", "2031-05-01"),

@@ -177,12 +177,12 @@ def expectation_complement(clause_before: str) -> bool:
 
 # -- hindsight -----------------------------------------------------------------------------------
 
-#: Retrospective narration: what a writer can say only from after the events. "would" with a
-#: verb of outcome is the future in the past ("would eventually win", "would go on to"); "went on
-#: to", "ended up", "eventually" / "ultimately" / "later" with a verb in the past tense; "later"
+#: Retrospective narration: what a writer can say only from after the events. "would" with an
+#: adverb of outcome is the future in the past ("would eventually win", "would go on to"; not in
+#: reported speech or under a condition); "went on to", "ended up", "eventually" / "ultimately" / "later" with a verb in the past tense; "later"
 #: as an adverb (not "a later date", not "no later than", not "later this year").
 _HINDSIGHT = re.compile(
-    r"\bwould\s+(?:(?:eventually|ultimately|later|soon|go\s+on|end\s+up|never|become|prove|turn\s+out|win|lose|sign|join)\b)"
+    r"\bwould\s+(?:(?:eventually|ultimately|later|go\s+on\s+to|end\s+up)\b)"
     r"|\b(?:went|goes|going)\s+on\s+to\b|\bended\s+up\b|\bin\s+the\s+end\b"
     r"|\b(?:eventually|ultimately|subsequently)\b(?=\s+[a-z]+ed\b|\s+(?:was|were|had|did|won|lost|made|took|left|got|became|went|came|fell|rose|wrote|sold)\b)"
     r"|(?<!\ba\s)(?<!\bthe\s)(?<!\bno\s)(?<!\bits\s)(?<!\bat\s)\blater\b(?!\s+(?:than|this|next|today|tonight|in\s+the\s+(?:day|week|month|year|season)|that\s+(?:day|week|month|year)|the\s+same)\b)"
@@ -200,8 +200,8 @@ def hindsight(text: str) -> list[tuple[int, str]]:
     in the claim to count from, the event is after the cutoff (docs/verification.md#hindsight)."""
     out = []
     for m in _HINDSIGHT.finditer(text[:20_000]):
-        if m[0].lower().startswith("would") and _REPORTED.search(text[max(0, m.start() - REACH) : m.start()]):
-            continue  # reported speech: "announced that X would become" is what was said then
+        if m[0].lower().startswith("would") and (_REPORTED.search(text[max(0, m.start() - REACH) : m.start()]) or _CONDITION.search(text)):
+            continue  # reported speech ("announced that X would eventually ...") or a condition ("if ...")
         if m[0].lower() == "later":
             nxt = _NEXT_WORD.match(text, m.end())
             w = (nxt[1] or "").lower() if nxt else ""
@@ -219,16 +219,17 @@ _REPORTED = re.compile(
     r"suggested|believed|thought|hoped|planned|decided|ruled|held)\b(?:(?![.;!?]\s).)*$|\bthat\b(?:(?![.;!?]\s).)*$",
     re.I,
 )
+_CONDITION = re.compile(r"\b(?:if|unless|whether|otherwise)\b", re.I)
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)|\s*[,.;]")
 
 
 # -- the modality of an assertion ----------------------------------------------------------------
 
-#: What opens a subordinate clause (or ends the asserting one): a modal inside it qualifies that
-#: clause, not the assertion before it ("threw out the suit: the injuries could not be traced").
-_SUBORDINATE = re.compile(
-    r"[:;]|[.!?](?=\s)|\b(?:because|since|although|though|whereas|which|who|whom|that|after|before|if|when|unless|so)\b", re.I
-)
+#: What ends the asserting clause: a colon or semicolon, a sentence end, or a clause of reason or
+#: concession ("because", "although"); a modal after it qualifies that clause, not the assertion
+#: ("threw out the suit: the injuries could not be traced"). A relative clause ("which could
+#: decide ...") or a condition still qualifies what it is attached to.
+_SUBORDINATE = re.compile(r"[:;]|[.!?](?=\s)|\b(?:because|since|although|though|whereas)\b", re.I)
 
 
 def hedged(text: str, hedge: re.Pattern[str], spans: list[tuple[int, int]]) -> bool:

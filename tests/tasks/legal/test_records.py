@@ -72,3 +72,10 @@ def test_a_modal_in_a_subordinate_clause_does_not_hedge_the_ruling():
     assert not hedged(fact, HEDGE_SPECULATIVE, [(10, 22)])
     assert hedged("The Court could throw out the suit.", HEDGE_SPECULATIVE, [(16, 25)])
     assert hedged("The Court threw out one claim and could dismiss the rest.", HEDGE_SPECULATIVE, [(10, 22)])
+
+
+def test_a_lower_court_ruling_or_a_party_argument_is_no_step_of_the_court():
+    g = CaseRecords(SCDB, OYEZ)
+    assert g.check("The Fifth Circuit ruled in Quillfeather v. Brannock that the statute reaches private employers.", dict(CTX)) is None
+    assert g.check("In Quillfeather v. Brannock the employer argued that the statute is narrow.", dict(CTX)) is None
+    assert g.check("Quillfeather v. Brannock was argued before the Court.", dict(CTX)) is not None

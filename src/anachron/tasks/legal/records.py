@@ -2,8 +2,9 @@
 
 A claim that cites a case ("X v. Y") and states a step of it takes the date the records give
 that step (docs/verification.md#event-grounding): a decision (a verb of deciding, an opinion, a
-vote split of the Court: :func:`~anachron.tasks.legal.grounding._signals`) its decision day, an
-argument its argument day, a grant of review its grant day. "The justices unanimously held in
+vote split of the Court: :func:`~anachron.tasks.legal.grounding._signals`, whose subject is the
+Court, not a court below it) its decision day, an oral argument its argument day (not a party's
+contention: "the government argued"), a grant of review its grant day. "The justices unanimously held in
 Carr v. Saul that ..." is dated 2021-04-22 whatever the model declares. The records are the SCDB
 cases (name, decision and argument days) and the Oyez cases (name, grant, argument and decision
 days, the vote), joined by docket.
@@ -30,7 +31,15 @@ import pandas as pd
 
 from anachron.dates import to_date
 from anachron.sources.dockets import normalize_docket
-from anachron.tasks.legal.grounding import _CASE_CITE, _GENERIC_WORDS, DecisionGrounding, _side_matches, _signals
+from anachron.tasks.legal.grounding import (
+    _CASE_CITE,
+    _GENERIC_WORDS,
+    DecisionGrounding,
+    _court_mentions,
+    _side_matches,
+    _signals,
+    _subject,
+)
 from anachron.tasks.legal.parties import case_parties, party_key
 from anachron.verify.grammar import hedged
 from anachron.verify.layers.grounded import GroundedVerdict
@@ -38,7 +47,12 @@ from anachron.words import HEDGE_SPECULATIVE
 
 _VOTE = re.compile(r"\b([1-9])\s*(?:-|–|—|to)\s*([0-4])\b")
 _UNANIMOUS = re.compile(r"\bunanimous(?:ly)?\b", re.I)
-_ARGUED = re.compile(r"\b(?:argu(?:ed|ment|ments)|heard)\b", re.I)
+#: Oral argument (not a party's contention: "the government argued that ..." is no step of the Court).
+_ARGUED = re.compile(
+    r"\b(?:oral\s+arguments?|(?:was|were|is|been)\s+argued|heard\s+(?:oral\s+)?arguments?|argued\s+(?:before|at)\s+the\s+(?:Supreme\s+)?Court"
+    r"|(?:the\s+)?(?:Court|justices)\s+heard)\b",
+    re.I,
+)
 _GRANTED = re.compile(r"\b(?:grant(?:ed|s)?\s+(?:certiorari|cert|review)|agreed\s+to\s+(?:hear|review)|took\s+up|certiorari\s+was\s+granted)\b", re.I)
 
 
@@ -130,6 +144,13 @@ class CaseRecords:
         signals = _signals(fact)
         if hedged(fact, HEDGE_SPECULATIVE, signals):
             return None
+        if signals:
+            # a decision of the Supreme Court: no signal whose named subject is a court below it,
+            # an agency or a jury ("the Fifth Circuit ruled in United States v. Texas" is its history)
+            courts = _court_mentions(fact, {}, [], [])
+            named = [k for k in (_subject(fact, sp, courts, True) for sp in signals) if k is not None]
+            if named and not any(k in ("own", "case") for k in named):
+                signals = []
         step = "decided" if signals else "argued" if _ARGUED.search(fact) else "granted" if _GRANTED.search(fact) else None
         if step is None:
             return None

@@ -405,6 +405,16 @@ class CorpusLayer:
             and (not terms.numbers or all(any(n.matches(c) for c in terms.numbers) for n in numbers))
         )
 
+    def specific(self, fact: str, terms: ClaimTerms) -> bool:
+        """Whether a claim says enough to be dated by a document: it asserts something (a content
+        word written in lower case: a bare name such as "Kris Dunn" asserts nothing), and, with
+        document frequencies, it names something rare (a word held by at most
+        :data:`RARE_DOC_SHARE` of the documents: "Soccer League Suspended Operations" fits
+        many events years apart)."""
+        if not any(w.islower() and len(w) > 1 and w.lower() not in _STOP for w in _WORD.findall(without_dates(fact))):
+            return False
+        return self._doc_freq is None or any(w >= self._rare_idf - 1e-9 for w in terms.weights.values())
+
     def _doc_weights(self, doc: "_Document") -> dict[str, float]:
         """A document's content-word stems weighted by IDF (as a claim's are)."""
         words = _words(without_dates(doc.text))
@@ -486,7 +496,7 @@ class CorpusLayer:
             w, day, n = new
             return GroundedVerdict(day, f"corpus: the term {w!r} first appears in the dated news on {day} ({n} documents), after the cutoff")
         terms = self.terms(fact)
-        if terms.n_words < self.min_words:
+        if terms.n_words < self.min_words or not self.specific(fact, terms):
             return None
         try:
             before, later = self._split(fact, cutoff)
