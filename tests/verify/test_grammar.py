@@ -100,3 +100,27 @@ def test_hindsight_with_no_earlier_date_is_after_the_answer_date(fact):
 ])
 def test_what_is_not_hindsight(fact, declared):
     assert verify_claim(fact, declared, dt.date(2031, 11, 30))["verdict"] != "leaked"
+
+
+@pytest.mark.parametrize("fact, declared, cutoff, leaked", [
+    ("The following January, the port was closed by a strike.", None, "2031-07-12", True),  # the next January
+    ("In March 2030 the plant opened; the following January it closed.", "2030-03-01", "2031-07-12", False),
+    ("That summer the club signed three players.", "2031-05-01", "2031-11-30", True),  # summer 2032
+    ("In 2027 he was drafted, and that summer he signed.", "2027-06-01", "2031-11-30", False),
+    ("Okafor was moved to the Pumas at that season's trade deadline.", None, "2031-11-22", True),
+])
+def test_relative_months_and_seasons_count_from_the_answer_date(fact, declared, cutoff, leaked):
+    out = verify_claim(fact, declared, dt.date.fromisoformat(cutoff))
+    assert (out["verdict"] == "leaked") == leaked, out["reason"]
+
+
+@pytest.mark.parametrize("fact", [
+    "The club must decide on the option by the 2032 deadline.",
+    "Okafor has to choose a team by June 2032.",
+])
+def test_obligations_are_prospective(fact):
+    assert verify_claim(fact, "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "clean"
+
+
+def test_a_past_obligation_is_realized():
+    assert verify_claim("Okafor had to sit out in March 2032.", "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "leaked"

@@ -482,6 +482,8 @@ _RELATIVE = re.compile(
     r"|later\s+(?:that|the\s+same)\s+(?P<rest>day|week|month|year)"
     r"|(?:the\s+)?(?:following|subsequent)\s+(?P<next>day|week|month|year)"
     r"|the\s+next\s+(?P<next2>day|week|month|year)"
+    r"|(?:the\s+)?(?:following|next|subsequent)\s+(?P<nextm>January|February|March|April|May|June|July|August|September|October|November|December)\b"
+    r"|\bthat\s+(?P<that>summer|winter|spring|fall|autumn|season|offseason|off-season)(?:['’]s)?"
     r"|(?:on\s+)?the\s+same\s+(?P<same>day))\b",
     re.I,
 )
@@ -492,8 +494,10 @@ class RelativeDate:
     """A date given relative to an earlier date of the text (:func:`find_relative`).
 
     ``mode``: ``after`` (``count`` units later: "two weeks later"), ``rest`` (later in the same
-    unit: "later that month"), ``next`` (the next unit: "the following year") or ``same`` ("the
-    same day"); ``count`` is (fewest, most) units."""
+    unit: "later that month"), ``next`` (the next unit: "the following year"), ``nextmonth`` (the
+    first such month after: "the following January"), ``that`` (a season referred back to: "that
+    summer" is the next summer after, "that season" some time after) or ``same`` ("the same day");
+    ``count`` is (fewest, most) units."""
 
     mode: str
     unit: str
@@ -510,6 +514,23 @@ class RelativeDate:
             lo = lo if self.unit == "day" else lo + dt.timedelta(days=1)
             hi = {"day": hi, "week": hi + dt.timedelta(days=6), "month": _shift(hi.replace(day=1), "month", 1) - dt.timedelta(days=1),
                   "year": dt.date(hi.year, 12, 31)}[self.unit]
+        elif self.mode == "nextmonth":  # the first such month after the anchor
+            month = _MONTH_NUMBER[self.unit]
+            year = hi.year if month > hi.month else hi.year + 1
+            lo = dt.date(year, month, 1)
+            hi = _shift(lo, "month", 1) - dt.timedelta(days=1)
+        elif self.mode == "that":  # "that summer": the first such season that has not ended by the anchor
+            ref = anchor.end + dt.timedelta(days=1) if anchor.kind == "day" else anchor.start
+            first, last = _SEASON_MONTHS.get(self.unit, (None, None))
+            if first is None:  # "that season", "that offseason": some time from the anchor on
+                lo, hi = ref, dt.date.max
+            else:
+                for year in (ref.year - 1, ref.year, ref.year + 1):
+                    start = dt.date(year, first, 1)
+                    end = _shift(dt.date(year + (1 if last < first else 0), last, 1), "month", 1) - dt.timedelta(days=1)
+                    if end >= ref:
+                        lo, hi = max(start, ref), end
+                        break
         elif self.mode == "next":
             if self.unit == "month":
                 lo = _shift(hi.replace(day=1), "month", 1)
@@ -529,10 +550,17 @@ def _shift(d: dt.date, unit: str, n: int) -> dt.date:
     return _add_months(d, n * (12 if unit == "year" else 1))
 
 
+_MONTH_NUMBER = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+#: The months of each season of the year (northern hemisphere), first and last.
+_SEASON_MONTHS = {"summer": (6, 8), "fall": (9, 11), "autumn": (9, 11), "winter": (12, 2), "spring": (3, 5)}
+
+
 def find_relative(text: str) -> list[RelativeDate]:
     """Dates in ``text`` given relative to an earlier date ("three days later", "later that
-    month", "the following year", "the same day"); the caller resolves them against the date
-    before them (:meth:`RelativeDate.after`)."""
+    month", "the following year", "the following January", "that summer", "that season's", "the
+    same day"); the caller resolves them against the date before them, or the answer's own date
+    (:meth:`RelativeDate.after`)."""
     out: list[RelativeDate] = []
     for m in _RELATIVE.finditer(text or ""):
         if m["unit"]:
@@ -541,6 +569,10 @@ def find_relative(text: str) -> list[RelativeDate]:
             out.append(RelativeDate("after", m["unit"].lower(), count, m[0], m.start()))
         elif m["rest"]:
             out.append(RelativeDate("rest", m["rest"].lower(), (0, 0), m[0], m.start()))
+        elif m["nextm"]:
+            out.append(RelativeDate("nextmonth", m["nextm"].lower(), (1, 1), m[0], m.start()))
+        elif m["that"]:
+            out.append(RelativeDate("that", m["that"].lower().replace("-", ""), (0, 0), m[0], m.start()))
         elif m["next"] or m["next2"]:
             out.append(RelativeDate("next", (m["next"] or m["next2"]).lower(), (1, 1), m[0], m.start()))
         else:

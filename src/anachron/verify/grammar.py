@@ -60,6 +60,8 @@ FUNCTION_WORDS = frozenset(
 )
 #: Adverbs that end a noun phrase (with the words in -ly): "its 2019 forecast again".
 ADVERBS = frozenset("again also still now once twice further even already then too instead anew".split())
+#: Prepositions that place an event in time ("at the deadline", "by the 2020 deadline").
+_WHEN = frozenset("at on by after before during until till since around near ahead".split())
 #: Prepositions that attach a period to a planning noun ("option for", "guidance of").
 _ATTACH = frozenset("for of covering through until to".split())
 #: Verbs of expectation or commitment, by stem (every inflection: expected, expects, expecting).
@@ -112,9 +114,14 @@ def modifies_planned_noun(text: str, start: int, end: int) -> bool:
         if lw.endswith("ed") and k + 1 < len(after) and (after[k + 1].lower() in FUNCTION_WORDS or after[k + 1][:1] in "$0123456789"):
             break
         head = lw  # the phrase's head is its last noun
-    if head in PLANNED_NOUNS:
-        return True
     before = _tokens(text[max(0, start - REACH) : start])
+    if head in PLANNED_NOUNS:
+        # "at that season's trade deadline", "by the 2020 deadline": the time of the event the
+        # clause reports, not the content of a plan
+        j = len(before) - 1
+        while j >= 0 and before[j].lower() in ("the", "its", "their", "his", "her", "a", "an", "this", "that"):
+            j -= 1
+        return not (j >= 0 and before[j].lower() in _WHEN)
     # walk back over the preposition's object modifiers to the preposition, then to its noun
     i = len(before) - 1
     while i >= 0 and before[i].lower() in ("the", "its", "their", "his", "her", "a", "an", "fiscal", "full", "calendar", "-", "year", "full-year"):

@@ -136,7 +136,7 @@ _CLAUSE_BREAK = re.compile(r"[.;:!?](?=\s|$)|[,()\[\]—]|\s[-–]\s|\b(?=[BWATH
 #: intentions, expectations. Lower-case "will" / "may" only ("Will Barton", "May 2020").
 _PROSPECTIVE = re.compile(
     r"\bwill\b|\bWill(?=\s+[a-z])|['’]ll\b"
-    r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|going\s+to|gonna)\b)"
+    r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|must|going\s+to|gonna|(?:has|have|needs?)\s+to)\b)"
     r"|(?i:\b(?:set|slated|scheduled|poised|planned|planning|plans?|intends?|intended|aims?|aiming|hopes?|"
     r"likely|unlikely|projected|forecast|on\s+track|about|prepared|ready|yet)\s+to\b)"
     r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
@@ -194,7 +194,7 @@ def _past_tense(words: set[str]) -> bool:
 
 HAPPENED, PROSPECTIVE, BEFORE = "happened", "prospective", "before"
 #: Words one of which every relative date has (:func:`anachron.verify.dates.find_relative`).
-_RELATIVE_WORDS = frozenset({"later", "after", "afterward", "afterwards", "following", "subsequent", "next", "same"})
+_RELATIVE_WORDS = frozenset({"later", "after", "afterward", "afterwards", "following", "subsequent", "next", "same", "that"})
 #: How far a clause reaches, in characters, before (or after) a date: the grammar of a longer
 #: run-on text is read within this distance, which bounds the time per claim.
 _CLAUSE_REACH = 300
@@ -202,7 +202,7 @@ _CLAUSE_REACH = 300
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
 _SCOPE_WORDS = frozenset(
-    "will ll won would wouldn shall going gonna set slated scheduled poised planned planning plan plans intend "
+    "will ll won would wouldn shall must going gonna set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
     "impending next expect anticipate anticipates predict predicts guidance outlook projection projections estimate estimates target targets expectation "
@@ -227,7 +227,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     """:func:`date_scopes` of a text whose quoted spans are blanked already, with its lower-case words."""
     term = not words.isdisjoint(_TERM_WORDS)
     if words.isdisjoint(_SCOPE_WORDS) and not (term and not words.isdisjoint(_DURATION_WORDS)) and not (
-        "to" in words and not words.isdisjoint(("is", "are", "was", "were"))
+        "to" in words and not words.isdisjoint(("is", "are", "was", "were", "has", "have", "need", "needs"))
     ):
         return [HAPPENED] * len(spans)
     chars = list(text)
