@@ -177,6 +177,7 @@ def score(claims: pd.DataFrame, answers: list[dict], author: dict, second: dict)
             "strict_recall": stp / leaks if leaks else None, "strict_fp_rate": sfp / clean if clean else None,
             "olr_error_mean": sum(olr_err) / len(olr_err) if olr_err else None,
             "flag_rate_by_kind": {k: c["flagged"] / c["n"] for k, c in sorted(kinds.items())},
+            "flagged_by_kind": {k: [c["flagged"], c["n"]] for k, c in sorted(kinds.items())},
             "kappa": cohen_kappa([bool(author[k]["leaked"]) for k in keys], [bool(second[k]["leaked"]) for k in keys]),
             "kappa_items": len(keys),
         }

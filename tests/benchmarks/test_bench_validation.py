@@ -55,6 +55,7 @@ def test_the_split_and_the_scores(tmp_path):
     assert got["recall"] == 0.5 and got["fp_rate"] == 0.5 and got["strict_recall"] == 1.0
     assert got["olr_error_mean"] == pytest.approx((0.0 + 0.0) / 2)  # OLR 1/2 both ways in each answer
     assert got["flag_rate_by_kind"] == {"clean_dated": 0.5, "leak_outcome": 0.5}
+    assert got["flagged_by_kind"] == {"clean_dated": [1, 2], "leak_outcome": [1, 2]}
     assert got["kappa_items"] == 4 and got["kappa"] == 0.0  # the second labeller flipped a0's items
 
 

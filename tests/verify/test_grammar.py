@@ -124,3 +124,13 @@ def test_obligations_are_prospective(fact):
 
 def test_a_past_obligation_is_realized():
     assert verify_claim("Okafor had to sit out in March 2032.", "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "leaked"
+
+
+@pytest.mark.parametrize("fact", [
+    "The statute takes effect November 1, 2032.",  # a schedule in the present
+    "The court said it will issue its last opinions on Monday, June 29, 2032.",  # a weekday before the date
+    "The trade cannot be completed until the moratorium lifts on July 6, 2032.",
+    "Halvorsen is targeting a first-quarter 2032 close for the purchase.",  # the date in the verb's object
+])
+def test_schedules_abilities_and_targets_are_prospective(fact):
+    assert verify_claim(fact, "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "clean"

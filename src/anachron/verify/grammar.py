@@ -171,11 +171,17 @@ _PASSIVE_INFINITIVE = re.compile(r"\bto\s+be\s+(?:[a-z]+ed|[a-z]+en|done|made|pa
 def expectation_complement(clause_before: str) -> bool:
     """True when the clause before a date holds a verb of expectation or commitment followed by
     an infinitive or a "for" / "by" object ("expected La Nina conditions to persist through",
-    "pledged to reach net zero by"), or a passive infinitive ("buybacks to be carried out
-    through"): the date is in what was expected, promised or still to be done."""
+    "pledged to reach net zero by"), or directly by the date in its object ("is targeting a
+    first-quarter 2020 close", "projected 2020 revenue of"), or a passive infinitive ("buybacks
+    to be carried out through"): the date is in what was expected, promised or still to be done."""
     tail = clause_before[-REACH:]
     if _PASSIVE_INFINITIVE.search(tail):
         return True
+    last = None
+    for last in _EXPECT.finditer(tail):
+        pass
+    if last is not None and len(_tokens(tail[last.end():])) <= 4 and not _verb_before(_tokens(tail[last.end():])):
+        return True  # the date is in the verb's object: "is targeting a first-quarter 2020 close"
     for m in _EXPECT.finditer(tail):
         if _INFINITIVE.search(tail, m.end()):
             return True

@@ -79,3 +79,9 @@ def test_a_lower_court_ruling_or_a_party_argument_is_no_step_of_the_court():
     assert g.check("The Fifth Circuit ruled in Quillfeather v. Brannock that the statute reaches private employers.", dict(CTX)) is None
     assert g.check("In Quillfeather v. Brannock the employer argued that the statute is narrow.", dict(CTX)) is None
     assert g.check("Quillfeather v. Brannock was argued before the Court.", dict(CTX)) is not None
+
+
+def test_a_decision_to_come_is_no_decision():
+    g = CaseRecords(SCDB, OYEZ)
+    assert g.check("Quillfeather v. Brannock, argued in January, is due to be decided before the term ends.", dict(CTX)) is None
+    assert g.check("The Court will rule in Quillfeather v. Brannock by June.", dict(CTX)) is None

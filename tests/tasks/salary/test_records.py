@@ -65,3 +65,14 @@ def test_without_tables_only_the_own_contract_is_checked(tmp_path):
     RECORDS.to_parquet(tmp_path / "nba.parquet")
     g = open_signing_records({"nba": tmp_path / "nba.parquet"})
     assert isinstance(g, SigningRecords) and g.n_records == 4
+
+
+def test_a_stated_length_must_be_the_record_and_a_signing_just_after_the_cutoff_decides_nothing(monkeypatch):
+    g = _grounding(monkeypatch)
+    # five years is not the three-year record, even when the per-year amount is close
+    assert g.check("Wrenfield agreed to a five-year, $44 million deal with the Comets.", dict(CTX)) is None
+    # a transaction a week after the cutoff may have been agreed (and reported) before it
+    ctx = {**CTX, "cutoff_date": "2033-06-25"}
+    assert g.check("Wrenfield agreed to a three-year, $26 million deal with the Comets.", ctx) is None
+    far = {**CTX, "cutoff_date": "2033-05-01"}
+    assert g.check("Wrenfield agreed to a three-year, $26 million deal with the Comets.", far).effective_date == dt.date(2033, 7, 1)

@@ -42,6 +42,7 @@ from anachron.tasks.legal.grounding import (
 )
 from anachron.tasks.legal.parties import case_parties, party_key
 from anachron.verify.grammar import hedged
+from anachron.verify.layers.rules import date_scopes
 from anachron.verify.layers.grounded import GroundedVerdict
 from anachron.words import HEDGE_SPECULATIVE
 
@@ -144,6 +145,8 @@ class CaseRecords:
         signals = _signals(fact)
         if hedged(fact, HEDGE_SPECULATIVE, signals):
             return None
+        if signals and all(sc == "prospective" for sc in date_scopes(fact, signals)):
+            signals = []  # "is due to be decided", "will rule": a decision to come, not one made
         if signals:
             # a decision of the Supreme Court: no signal whose named subject is a court below it,
             # an agency or a jury ("the Fifth Circuit ruled in United States v. Texas" is its history)

@@ -8,7 +8,8 @@ grounding.states_contract`: the player named, no hedge, not an earlier contract,
 is the record's AAV or total value within its stated precision, or the record's team with a
 verb of signing), applied to each record of each player the claim names: in full, or by
 surname when the surname is the instance's player's (the player the answer is about) or belongs
-to one player only among the records of the league. Another player's record matches only by its figures (an amount that
+to one player only among the records of the league. A stated length must be the record's. Another
+player's record matches only by its figures (an amount that
 is its AAV or total value): a team and a verb alone ("moved to Sacramento in the deal that sent
 X to Miami") may be a trade.
 
@@ -29,8 +30,9 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from anachron.dates import to_date
 from anachron.names import MIN_SURNAME_CHARS, surname
-from anachron.tasks.salary.grounding import ContractGrounding, states_contract
+from anachron.tasks.salary.grounding import ContractGrounding, contract_years, states_contract
 from anachron.verify.layers.grounded import GroundedVerdict
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]+")
@@ -99,9 +101,18 @@ class SigningRecords:
             for r in self._by_name[(league, name)]:
                 if name == player.lower() and str(r["signing_date"])[:10] == str(instance.get("signing_date") or "")[:10]:
                     continue  # the instance's own contract: decided above
+                stated = contract_years(fact)
+                if stated and r.get("years") is not None and pd.notna(r.get("years")) and int(r["years"]) not in stated:
+                    continue  # another length: another contract
                 why = states_contract(fact, _context(r, instance))
                 if why is not None and (name == player.lower() or "$" in why):  # another player's: by its figures
                     matches.append((dt.date.fromisoformat(str(r["signing_date"])[:10]), r, why))
+        cutoff = to_date(instance.get("cutoff_date"))
+        if cutoff is not None:
+            # a deal dated by its transaction was reported up to REPORT_LEAD before it (agreed when
+            # free agency opened, signed after the moratorium): within that lead of the cutoff the
+            # record cannot tell whether the report came before it
+            matches = [m for m in matches if not (_by_transaction(m[1]) and cutoff < m[0] <= cutoff + REPORT_LEAD)]
         if not matches:
             return None
         if isinstance(declared, dt.date):
@@ -111,6 +122,16 @@ class SigningRecords:
         rule = f"; {r['date_rule']}" if r.get("date_rule") and "fallback" in str(r.get("date_rule")) else ""
         what = why.replace("the contract being predicted", "a recorded contract").replace("the player's signing", "a recorded signing")
         return GroundedVerdict(day, f"{what}: {r['player']} with {r['team']} on {day}{rule} (signing record)", category="A1")
+
+
+#: How long before its transaction date a signing may first have been reported (NBA deals are
+#: agreed when free agency opens and signed after the moratorium: 2019, June 30 -> July 6).
+REPORT_LEAD = dt.timedelta(days=14)
+
+
+def _by_transaction(r: Mapping[str, Any]) -> bool:
+    """Whether a record's date is the transaction (signing), not the announcement."""
+    return "transaction" in str(r.get("date_rule") or "transaction")
 
 
 def _context(r: Mapping[str, Any], instance: Mapping[str, Any]) -> dict[str, Any]:

@@ -136,7 +136,9 @@ _CLAUSE_BREAK = re.compile(r"[.;:!?](?=\s|$)|[,()\[\]—]|\s[-–]\s|\b(?=[BWATH
 #: intentions, expectations. Lower-case "will" / "may" only ("Will Barton", "May 2020").
 _PROSPECTIVE = re.compile(
     r"\bwill\b|\bWill(?=\s+[a-z])|['’]ll\b"
-    r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|must|going\s+to|gonna|(?:has|have|needs?)\s+to)\b)"
+    r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|must|can(?:not)?|can['’]t|going\s+to|gonna|(?:has|have|needs?)\s+to)\b)"
+    r"|(?i:\b(?:takes|take|goes|go|comes|come)\s+(?:into\s+)?(?:effect|force)\b|\b(?:kicks|kick)\s+in\b"
+    r"|\b(?:begins|starts|opens|expires|lapses|ends|closes|resumes|lifts|reopens|convenes|adjourns)\b)"
     r"|(?i:\b(?:set|slated|scheduled|poised|planned|planning|plans?|intends?|intended|aims?|aiming|hopes?|"
     r"likely|unlikely|projected|forecast|on\s+track|about|prepared|ready|yet)\s+to\b)"
     r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
@@ -202,12 +204,15 @@ _CLAUSE_REACH = 300
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
 _SCOPE_WORDS = frozenset(
-    "will ll won would wouldn shall must going gonna set slated scheduled poised planned planning plan plans intend "
+    "will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
+    "lapses ends closes resumes lifts reopens convenes adjourns set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
     "impending next expect anticipate anticipates predict predicts guidance outlook projection projections estimate estimates target targets expectation "
     "expectations budget before prior ahead later pledge pledged pledges promise promised promises commit committed "
-    "commits vow vowed vows propose proposed proposes seek seeks sought hoped hoping intended aimed targeted be".split()
+    "commits vow vowed vows propose proposed proposes seek seeks sought hoped hoping intended aimed targeted be "
+    "expecting anticipating anticipated projecting projects aiming pledging promising committing vowing targeting "
+    "proposing seeking guiding guide predicted predicting forecasting".split()
 ) | PLANNED_NOUNS
 _DURATION_WORDS = frozenset(
     "through thru until till to from ending end ends expiring expires expire starting start starts beginning begin begins "
@@ -233,7 +238,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     chars = list(text)
     for s, e in spans:  # a date's own commas and dots do not end a clause
         chars[s:e] = "D" * (e - s)
-    masked = "".join(chars)
+    masked = _WEEKDAY_COMMA.sub(lambda m: m[0].replace(",", " "), "".join(chars))  # "on Monday, June 29" is one date
     found = [m.span() for m in _CLAUSE_BREAK.finditer(masked)]
     breaks, break_starts = [e for _, e in found], [s for s, _ in found]
     markers = [m.span() for m in _PROSPECTIVE.finditer(masked)]  # in text order, not overlapping
@@ -264,6 +269,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
 
 
 _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
+_WEEKDAY_COMMA = re.compile(r"\b(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday),(?=\s*D)")
 
 
 def _subject_of_prospective(masked: str, before: str, end: int, markers: list[tuple[int, int]]) -> bool:
