@@ -134,3 +134,8 @@ def test_a_past_obligation_is_realized():
 ])
 def test_schedules_abilities_and_targets_are_prospective(fact):
     assert verify_claim(fact, "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "clean"
+
+
+def test_hindsight_is_a_verb_phrase_not_the_subject_of_a_later_modal():
+    fact = "The Court went on to overrule the doctrine, holding that judges must decide for themselves."
+    assert verify_claim(fact, "2031-05-01", dt.date(2031, 11, 30))["verdict"] == "leaked"

@@ -245,12 +245,25 @@ _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)|\s*[,.;]")
 _SUBORDINATE = re.compile(r"[:;]|[.!?](?=\s)|\b(?:because|since|although|though|whereas)\b", re.I)
 
 
+#: A clause of what a court held or found ("held that the drug is likely to ..."): a modal in it
+#: is what was held, not a hedge of the holding. What someone said ("said that the Court will
+#: likely reverse") stays a hedge: a prediction of the ruling, not the ruling.
+_CONTENT = re.compile(
+    r"\b(?:held|holds|holding|ruled|rules|found|finds|wrote|writes|writing|concluded|reasoned|explained|"
+    r"determined|declared|shown|showed)\b(?:(?![.;:!?]).)*\bthat\b",
+    re.I,
+)
+
+
 def hedged(text: str, hedge: re.Pattern[str], spans: list[tuple[int, int]]) -> bool:
     """True when a hedge (a match of ``hedge``: "could", "likely", "expected to") qualifies an
     assertion at ``spans`` (the words that assert it, such as a verb of deciding): the hedge is
-    in the assertion's clause, before it or after it with no subordinate clause opening between
-    them. With no spans, any hedge in the text counts."""
+    in the assertion's clause, before it or after it with no clause of reason or concession, and
+    no clause of reported content ("held that the drug is likely to ..."), opening between them.
+    With no spans, any hedge in the text counts."""
     hedges = [m.span() for m in hedge.finditer(text[:20_000])]
+    # a hedge inside reported content ("held that courts may not ...") is what was held
+    hedges = [(a, b) for a, b in hedges if not _CONTENT.search(text, max(0, a - REACH), a)]
     if not hedges:
         return False
     if not spans:

@@ -85,3 +85,8 @@ def test_a_decision_to_come_is_no_decision():
     g = CaseRecords(SCDB, OYEZ)
     assert g.check("Quillfeather v. Brannock, argued in January, is due to be decided before the term ends.", dict(CTX)) is None
     assert g.check("The Court will rule in Quillfeather v. Brannock by June.", dict(CTX)) is None
+
+
+def test_a_modal_in_what_the_court_held_is_no_hedge_but_one_in_a_prediction_is():
+    assert not hedged("Justice Alito, writing for a 5-4 majority, held that courts may not approve the plan.", HEDGE_SPECULATIVE, [(29, 32)])
+    assert hedged("The Solicitor General said that the Court will likely reverse.", HEDGE_SPECULATIVE, [(55, 62)])

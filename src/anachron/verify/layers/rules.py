@@ -269,6 +269,13 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
 
 
 _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
+
+
+def _marker_before(text: str, pos: int) -> bool:
+    """Whether a prospective marker (:data:`_PROSPECTIVE`) stands before ``pos`` in its clause."""
+    start = max(0, pos - _CLAUSE_REACH)
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, start, pos)]
+    return _PROSPECTIVE.search(text, breaks[-1] if breaks else start, pos) is not None
 _WEEKDAY_COMMA = re.compile(r"\b(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday),(?=\s*D)")
 
 
@@ -507,8 +514,11 @@ def date_content(
     looking_back = hindsight(text) if cutoff is not None and not words.isdisjoint(HINDSIGHT_WORDS) else []
     if not periods and not yearless and not (cutoff is not None and (relative or looking_back)):
         return None
-    spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)] + [(a, a + len(t)) for a, t in looking_back]
+    spans = [(x.pos, x.pos + len(x.text)) for x in (*periods, *yearless, *relative)]
     scopes = _scopes(text, spans, words)
+    # a retrospective construction is a verb phrase, not a date: only a modal or a schedule
+    # before it in its clause makes it prospective ("will later report")
+    scopes += [PROSPECTIVE if _marker_before(text, a) else HAPPENED for a, _ in looking_back]
     ignored = tuple(x.text for x, s in zip([*periods, *yearless, *relative], scopes) if s == PROSPECTIVE)
     dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
     for p, s in zip(periods, scopes):
