@@ -139,3 +139,16 @@ def test_schedules_abilities_and_targets_are_prospective(fact):
 def test_hindsight_is_a_verb_phrase_not_the_subject_of_a_later_modal():
     fact = "The Court went on to overrule the doctrine, holding that judges must decide for themselves."
     assert verify_claim(fact, "2031-05-01", dt.date(2031, 11, 30))["verdict"] == "leaked"
+
+
+def test_that_month_with_no_earlier_date_is_the_next_one():
+    out = verify_claim("That December, Okafor hit a buzzer-beater to beat the Pumas.", None, dt.date(2031, 8, 4))
+    assert out["verdict"] == "leaked" and out["effective_date"] == "2031-12-01"
+
+
+@pytest.mark.parametrize("fact", [
+    "The agency reported that June 2031 was the hottest June on record.",  # a conjunction, then a dated month
+    "Analysts said that summer bookings rose.",  # "that" opens a clause, not a phrase
+])
+def test_that_as_a_conjunction_is_no_relative_date(fact):
+    assert verify_claim(fact, "2031-07-01", dt.date(2031, 10, 16))["verdict"] == "clean"

@@ -483,7 +483,11 @@ _RELATIVE = re.compile(
     r"|(?:the\s+)?(?:following|subsequent)\s+(?P<next>day|week|month|year)"
     r"|the\s+next\s+(?P<next2>day|week|month|year)"
     r"|(?:the\s+)?(?:following|next|subsequent)\s+(?P<nextm>January|February|March|April|May|June|July|August|September|October|November|December)\b"
-    r"|\bthat\s+(?P<that>summer|winter|spring|fall|autumn|season|offseason|off-season)(?:['’]s)?"
+    # "that summer", "That December": a demonstrative that opens its phrase (at the start, after a
+    # comma, "and", "in", "by", "until", "during"), not the conjunction of "reported that June 2025 was"
+    r"|(?:^|(?<=[,;.(]\s)|(?<=\band\s)|(?<=\bin\s)|(?<=\bat\s)|(?<=\bof\s)|(?<=\bby\s)|(?<=\bover\s)|(?<=\buntil\s)|(?<=\bafter\s)|(?<=\bduring\s))(?:that|That)\s+"
+    r"(?:(?P<that>summer|winter|spring|fall|autumn|season|offseason|off-season)(?:['’]s)?"
+    r"|(?P<thatm>(?-i:January|February|March|April|June|July|August|September|October|November|December))(?!\s*,?\s*\d))"
     r"|(?:on\s+)?the\s+same\s+(?P<same>day))\b",
     re.I,
 )
@@ -514,9 +518,10 @@ class RelativeDate:
             lo = lo if self.unit == "day" else lo + dt.timedelta(days=1)
             hi = {"day": hi, "week": hi + dt.timedelta(days=6), "month": _shift(hi.replace(day=1), "month", 1) - dt.timedelta(days=1),
                   "year": dt.date(hi.year, 12, 31)}[self.unit]
-        elif self.mode == "nextmonth":  # the first such month after the anchor
+        elif self.mode == "nextmonth":  # the first such month after the anchor ("that December": from it on)
             month = _MONTH_NUMBER[self.unit]
-            year = hi.year if month > hi.month else hi.year + 1
+            ref = hi if self.count == (1, 1) or anchor.kind == "day" else lo - dt.timedelta(days=1)
+            year = ref.year if month > ref.month else ref.year + 1
             lo = dt.date(year, month, 1)
             hi = _shift(lo, "month", 1) - dt.timedelta(days=1)
         elif self.mode == "that":  # "that summer": the first such season that has not ended by the anchor
@@ -571,6 +576,8 @@ def find_relative(text: str) -> list[RelativeDate]:
             out.append(RelativeDate("rest", m["rest"].lower(), (0, 0), m[0], m.start()))
         elif m["nextm"]:
             out.append(RelativeDate("nextmonth", m["nextm"].lower(), (1, 1), m[0], m.start()))
+        elif m["thatm"]:  # "that December": the first December from the anchor on
+            out.append(RelativeDate("nextmonth", m["thatm"].lower(), (0, 0), m[0], m.start()))
         elif m["that"]:
             out.append(RelativeDate("that", m["that"].lower().replace("-", ""), (0, 0), m[0], m.start()))
         elif m["next"] or m["next2"]:

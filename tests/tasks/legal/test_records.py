@@ -90,3 +90,9 @@ def test_a_decision_to_come_is_no_decision():
 def test_a_modal_in_what_the_court_held_is_no_hedge_but_one_in_a_prediction_is():
     assert not hedged("Justice Alito, writing for a 5-4 majority, held that courts may not approve the plan.", HEDGE_SPECULATIVE, [(29, 32)])
     assert hedged("The Solicitor General said that the Court will likely reverse.", HEDGE_SPECULATIVE, [(55, 62)])
+
+
+def test_a_cited_holding_with_a_plan_in_its_content_is_still_a_decision():
+    g = CaseRecords(SCDB, OYEZ)
+    fact = "In Quillfeather v. Brannock, the Court held that the code does not allow a Chapter 11 plan to release third parties."
+    assert g.check(fact, dict(CTX)).effective_date == dt.date(2032, 4, 20)

@@ -86,6 +86,7 @@ RULING = re.compile(
     r"overturned|overturns|overruled|overrules|invalidated|invalidates|struck\s+down|strikes\s+down|upheld|upholds|"
     r"sided\s+with|sides\s+with|found|finds\s+(?:that|for|against)|concluded\s+that|rejected|rejects|dismissed|dismisses|"
     r"threw\s+out|throws\s+out|let\s+stand|agreed\s+with|went\s+(?:for|against)|opinion\s+of\s+the\s+court|"
+    r"ordered\s+(?:a\s+new|the\s+release|that)|reinstated|reinstates|"
     r"sent\s+(?:\w+\s+){0,3}?back|"
     r"siding\s+with|ruling\s+(?:that|for|against|in\s+favou?r)|holding\s+that|reversing|affirming|vacating|upholding|"
     r"striking\s+down|overturning|overruling|invalidating|finding\s+(?:that|for|against))\b",

@@ -42,7 +42,7 @@ from anachron.tasks.legal.grounding import (
 )
 from anachron.tasks.legal.parties import case_parties, party_key
 from anachron.verify.grammar import hedged
-from anachron.verify.layers.rules import date_scopes
+from anachron.verify.layers.rules import marker_before
 from anachron.verify.layers.grounded import GroundedVerdict
 from anachron.words import HEDGE_SPECULATIVE
 
@@ -145,7 +145,7 @@ class CaseRecords:
         signals = _signals(fact)
         if hedged(fact, HEDGE_SPECULATIVE, signals):
             return None
-        if signals and all(sc == "prospective" for sc in date_scopes(fact, signals)):
+        if signals and all(marker_before(fact, a) for a, _ in signals):
             signals = []  # "is due to be decided", "will rule": a decision to come, not one made
         if signals:
             # a decision of the Supreme Court: no signal whose named subject is a court below it,

@@ -271,8 +271,10 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
 _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
 
 
-def _marker_before(text: str, pos: int) -> bool:
-    """Whether a prospective marker (:data:`_PROSPECTIVE`) stands before ``pos`` in its clause."""
+def marker_before(text: str, pos: int) -> bool:
+    """Whether a prospective marker (a modal of the future, a schedule, an intention:
+    :data:`_PROSPECTIVE`) stands before ``pos`` in its clause: a verb there ("will rule", "is
+    due to be decided", "will later report") tells of something still to come."""
     start = max(0, pos - _CLAUSE_REACH)
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, start, pos)]
     return _PROSPECTIVE.search(text, breaks[-1] if breaks else start, pos) is not None
@@ -518,7 +520,7 @@ def date_content(
     scopes = _scopes(text, spans, words)
     # a retrospective construction is a verb phrase, not a date: only a modal or a schedule
     # before it in its clause makes it prospective ("will later report")
-    scopes += [PROSPECTIVE if _marker_before(text, a) else HAPPENED for a, _ in looking_back]
+    scopes += [PROSPECTIVE if marker_before(text, a) else HAPPENED for a, _ in looking_back]
     ignored = tuple(x.text for x, s in zip([*periods, *yearless, *relative], scopes) if s == PROSPECTIVE)
     dated: list[tuple[Period, str, bool, str]] = []  # (period, scope, on_declared, how it was read)
     for p, s in zip(periods, scopes):
