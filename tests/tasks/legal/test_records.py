@@ -96,3 +96,16 @@ def test_a_cited_holding_with_a_plan_in_its_content_is_still_a_decision():
     g = CaseRecords(SCDB, OYEZ)
     fact = "In Quillfeather v. Brannock, the Court held that the code does not allow a Chapter 11 plan to release third parties."
     assert g.check(fact, dict(CTX)).effective_date == dt.date(2032, 4, 20)
+
+
+def test_the_stated_date_and_the_fuller_name_choose_the_record():
+    g = CaseRecords(SCDB, OYEZ)
+    # no vote, no declared date: the date the claim states
+    v = g.check("United States v. Oklavia was decided for the state by the Supreme Court in Q2 2036.", dict(CTX))
+    assert v.effective_date == dt.date(2036, 6, 20)
+    # the record whose name the cite matches in more words
+    cases = pd.concat([SCDB, pd.DataFrame([("38-1", "OKLAVIA HOUSE OF DELEGATES v. DARROWMERE", "2038-06-17", "2038-03-18")],
+                                          columns=SCDB.columns)])
+    g2 = CaseRecords(cases)
+    v = g2.check("The Court dismissed the appeal in Oklavia House of Delegates v. Darrowmere.", dict(CTX))
+    assert v.effective_date == dt.date(2038, 6, 17)

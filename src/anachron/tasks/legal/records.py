@@ -13,12 +13,16 @@ Which record a cite names: each side of the cite must name a side of the record'
 (the same test that tells the instance's own case from a precedent,
 :func:`~anachron.tasks.legal.grounding._side_matches`). Several cases share names ("United
 States v. Texas" of 2016 and of 2023); the claim's details choose: a stated vote split (5-4,
-6-3, 4-4, "unanimously") must be the record's, then the record nearest the declared date wins.
+6-3, 4-4, "unanimously") must be the record's (see the end for the rest).
 
 The instance's own decision stays the outcome check's (:class:`~anachron.tasks.legal.grounding.
 DecisionGrounding`), with one record-based exception: a claim whose stated vote split is not the
 case's recorded vote speaks of another decision of the same name (an earlier round of the same
 litigation), so it is not this case's outcome.
+
+Of several records a cite names, those whose names share the most words with it, then the one
+whose step falls in (or nearest) a date the claim states, else nearest the declared date, else
+the earliest.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from anachron.tasks.legal.grounding import (
     _signals,
     _subject,
 )
-from anachron.tasks.legal.parties import case_parties, party_key
+from anachron.tasks.legal.parties import case_name_key, case_parties, party_key
+from anachron.verify.dates import find_periods
 from anachron.verify.grammar import hedged
 from anachron.verify.layers.rules import marker_before
 from anachron.verify.layers.grounded import GroundedVerdict
@@ -170,15 +175,30 @@ class CaseRecords:
                     continue
                 if step == "decided" and vote is not None and _vote_agrees(vote, r.get("majority"), r.get("minority")) is False:
                     continue
-                found.append((day, r, m[0]))
+                found.append((day, r, m[0], _overlap(m[0], r["name"])))
         if not found:
             return None
-        if isinstance(declared, dt.date):
-            day, r, cite = min(found, key=lambda f: (abs((f[0] - declared).days), f[0]))
+        best = max(f[3] for f in found)  # the records whose names the cite matches best
+        found = [f for f in found if f[3] == best]
+        periods = [p for p in find_periods(fact) if p.kind not in ("season", "years")]
+        if periods:  # the date the claim states chooses
+            day, r, cite, _ = min(found, key=lambda f: (min(_distance(f[0], p.start, p.end) for p in periods), f[0]))
+        elif isinstance(declared, dt.date):
+            day, r, cite, _ = min(found, key=lambda f: (abs((f[0] - declared).days), f[0]))
         else:
-            day, r, cite = min(found, key=lambda f: f[0])
+            day, r, cite, _ = min(found, key=lambda f: f[0])
         what = {"decided": "decision", "argued": "argument", "granted": "grant of review"}[step]
         return GroundedVerdict(day, f"cites {cite!r}: the {what} of {r['name']} ({r['docket_key']}) on {day} (case record)", category="A1")
+
+
+def _overlap(cite: str, name: Any) -> int:
+    """How many words of a cite are words of a record's case name (normalised)."""
+    return len(set(case_name_key(cite).split()) & set(case_name_key(name).split()))
+
+
+def _distance(day: dt.date, start: dt.date, end: dt.date) -> int:
+    """Days from ``day`` to the interval ``[start, end]`` (0 inside it)."""
+    return 0 if start <= day <= end else min(abs((day - start).days), abs((day - end).days))
 
 
 def open_case_records(inputs: Mapping[str, Any]) -> CaseRecords | DecisionGrounding:
