@@ -224,3 +224,23 @@ def test_make_grounding_builds_each_task(tmp_path):
     # forecast contexts carry no tickers or stock label: the market checks still apply
     fctx = {"cutoff_date": "2019-11-29", "question": "Will the Fed cut rates by 2020-03-31?", "resolution_date": "2020-03-31"}
     assert forecast.check("Stellar Exploration joined the S&P 500.", fctx).effective_date == dt.date(2019, 12, 23)
+
+
+def _history() -> pd.DataFrame:
+    """Two years of closes of one company: about $90 until the cutoff, a crash to about $24 after."""
+    days = pd.bdate_range("2018-01-02", "2020-06-30")
+    closes = [90.0 + (i % 7) * 0.5 if d <= pd.Timestamp("2019-11-29") else max(21.0, 90.0 - 0.9 * (i - 500)) for i, d in enumerate(days)]
+    return pd.DataFrame({"ticker": "KSTR", "date": days, "close": closes, "adj_close": closes})
+
+
+def test_an_approximate_price_level_first_reached_after_the_cutoff_leaks():
+    g = PriceGrounding(_history(), {"KSTR": "Kestrel Air"})
+    ctx = {"cutoff_date": "2019-11-30", "tickers": ["KSTR"], "names": ["Kestrel Air"]}
+    v = g.check("Kestrel Air shares are trading near $24.", ctx)
+    assert v is not None and v.effective_date > dt.date(2019, 11, 30) and "only after the cutoff" in v.reason
+    # a level the stock held before the cutoff too is no evidence, nor an amount per share of another thing
+    assert g.check("Kestrel Air shares are trading near $90.", ctx) is None or g.check("Kestrel Air shares are trading near $90.", ctx).effective_date <= dt.date(2019, 11, 30)
+    assert g.check("Kestrel Air pays a dividend of about $24 a share.", ctx) is None
+    # without a year of history before the cutoff, a level cannot be "first reached"
+    short = PriceGrounding(_history()[lambda d: d["date"] >= "2019-11-01"], {"KSTR": "Kestrel Air"})
+    assert short.check("Kestrel Air shares are trading near $24.", ctx) is None

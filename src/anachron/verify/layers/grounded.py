@@ -168,6 +168,36 @@ def _returns(fact: str) -> list[StatedPercent]:
     return out
 
 
+#: An approximate price ("near $24", "about $24 a share", "~$24") matches closes within this
+#: share of it (or half a unit of its last digit, when wider).
+APPROX_PRICE_REL_TOL = 0.03
+#: An approximate price matched only after the cutoff leaks only when the table holds this many
+#: days of the company's closes before the cutoff (a level is "first reached" against its history).
+APPROX_PRICE_HISTORY_DAYS = 365
+#: Words that make a price approximate (not a bound: "above $700" and "under $20" are not).
+_APPROX_BEFORE = re.compile(r"(?:\b(?:about|around|approximately|approx\.?|roughly|near|nearly|almost|close\s+to|some)\s+|~\s*)$", re.I)
+
+
+def _approx_price_figures(fact: str, dollars: list[StatedValue]) -> list[StatedValue]:
+    """The dollar amounts of ``fact`` that state a share price approximately ("trading near $24",
+    "about $24 a share"), in a claim about shares, stock or trading and not an amount per share
+    of something else; each with the tolerance :data:`APPROX_PRICE_REL_TOL` as its half unit."""
+    if not dollars or not _PRICE_CONTEXT.search(fact):
+        return []
+    return [
+        StatedValue(v.value, max(v.half_unit, APPROX_PRICE_REL_TOL * v.value), v.per_share, v.text, v.start, True, v.currency, v.round_half_unit)
+        for v in dollars
+        if v.hedged and _APPROX_BEFORE.search(fact[max(0, v.start - 20) : v.start])
+        and not _NOT_PRICE_BEFORE.search(_before_hedge(fact[max(0, v.start - 60) : v.start]))
+        and not _NOT_PRICE_AFTER.match(fact[v.start + len(v.text) :])
+    ]
+
+
+def _before_hedge(lead: str) -> str:
+    """``lead`` without its trailing approximation words ("a dividend of about" -> "a dividend of")."""
+    return _APPROX_BEFORE.sub("", lead).rstrip() + " "
+
+
 def _price_figures(fact: str, dollars: list[StatedValue]) -> list[StatedValue]:
     """The dollar amounts of ``fact`` that state a share price exactly: in a claim about shares,
     stock or trading, not hedged ("about $40"), stated to the cent or to
@@ -323,7 +353,7 @@ class PriceGrounding:
             return None  # no return, price or trading day to check
         tickers = mentioned_tickers(fact, instance.get("tickers") or [], instance.get("names") or [])
         cutoff = instance_cutoff(instance)
-        figures = _price_figures(fact, dollars)
+        figures = _price_figures(fact, dollars) + _approx_price_figures(fact, dollars)
         periods = find_periods(fact) if (percents or figures or price_words) and _DIGIT.search(fact) else []
         window = named_window(fact, periods) if percents and periods else None
         companies = self.companies(fact, instance, tickers) if (percents and window) or figures else tickers
@@ -401,6 +431,8 @@ class PriceGrounding:
                 if after and not before:
                     if first_day > cutoff:
                         continue  # the table has no close of this company before the cutoff
+                    if v.hedged and (cutoff - first_day).days < APPROX_PRICE_HISTORY_DAYS:
+                        continue  # a price level "first reached" after the cutoff needs the years before it
                     if on_day is not None and on_day.effective_date > cutoff:
                         return on_day
                     # a named time the table does not cover, none of whose days match: no evidence
