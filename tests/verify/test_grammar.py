@@ -152,3 +152,15 @@ def test_that_month_with_no_earlier_date_is_the_next_one():
 ])
 def test_that_as_a_conjunction_is_no_relative_date(fact):
     assert verify_claim(fact, "2031-07-01", dt.date(2031, 10, 16))["verdict"] == "clean"
+
+
+@pytest.mark.parametrize("fact", [
+    "The new act requires Halvorsen to sell its Corran unit by January 19, 2033.",  # an obligation's infinitive
+    "Marlowe says its jet remains on track for first deliveries in July 2032.",
+    "Marlowe's U.S. service is set to launch on November 12, 2032.",  # "U.S." ends no clause
+    "Under the act the levy is reduced to zero starting in 2033.",  # the onset of a change
+    "The rule has a compliance date of May 28, 2033.",  # a scheduled date
+    "The U.S. goal: a 50% cut in emissions by 2040.",  # a planning noun introduces its content
+])
+def test_more_prospective_grammar(fact):
+    assert verify_claim(fact, "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "clean", fact

@@ -22,9 +22,10 @@ grammar, and from the noun's place in its phrase):
 * **the date is in the predicate of a planning subject**: the clause's subject is headed by a
   planning noun and the date follows its verb: "League projections put the 2020-21 cap at $117
   million", "the consensus estimate calls for 2020 EPS of $3" (:func:`planned_subject`);
-* **the date is in the complement of a verb of expectation or commitment** (expect, anticipate,
-  predict, forecast, project, plan, intend, aim, hope, pledge, promise, commit, vow, target,
-  propose, seek; any inflection) that takes an infinitive or a "for" / "by" object before the date:
+* **the date is in the complement of a verb of expectation, commitment, obligation or
+  permission** (expect, anticipate, predict, forecast, project, plan, intend, aim, hope, pledge,
+  promise, commit, vow, target, propose, seek, require, oblige, mandate, compel, allow, permit;
+  any inflection) that takes an infinitive or a "for" / "by" object before the date:
   "expected La Nina conditions to persist through February 2026", "pledged to reach net zero by
   2040" (:func:`expectation_complement`). "As expected" and "than expected" compare a result with
   an expectation and are not one.
@@ -47,7 +48,7 @@ PLANNED_NOUNS = frozenset(
     "guidance outlook outlooks forecast forecasts projection projections estimate estimates target targets "
     "goal goals plan plans budget budgets schedule schedules timetable timeline deadline deadlines pledge pledges "
     "commitment commitments option options expectation expectations consensus prediction predictions view "
-    "salary salaries guarantee guarantees".split()
+    "salary salaries guarantee guarantees date dates".split()
 )
 #: Function words of English (closed classes): determiners, pronouns, prepositions,
 #: conjunctions, auxiliaries. A phrase's modifiers are none of these.
@@ -70,7 +71,10 @@ _EXPECT = re.compile(
     r"expect(?:s|ed|ing)?|anticipat(?:e|es|ed|ing)|predict(?:s|ed|ing)?|forecast(?:s|ing)?|projects?(?=\s+(?:that|its|their|\w+\s+to\b))|"
     r"projected|projecting|plan(?:s|ned|ning)?(?=\s+to\b)|intend(?:s|ed|ing)?|aim(?:s|ed|ing)?|hop(?:e|es|ed|ing)|"
     r"pledg(?:e|es|ed|ing)|promis(?:e|es|ed|ing)|commit(?:s|ted|ting)?|vow(?:s|ed|ing)?|target(?:s|ed|ing)(?=\s)|"
-    r"propos(?:e|es|ed|ing)|seek(?:s|ing)?|sought|guid(?:e|es|ed|ing)(?=\s))(?![\w-])"
+    r"propos(?:e|es|ed|ing)|seek(?:s|ing)?|sought|guid(?:e|es|ed|ing)(?=\s)|"
+    # verbs of obligation and permission: their infinitive is still to be done ("requires X to divest by")
+    r"requir(?:e|es|ed|ing)|oblig(?:e|es|ed|ing)|mandat(?:e|es|ed|ing)|compel(?:s|led|ling)?|allow(?:s|ed|ing)?|"
+    r"permit(?:s|ted|ting)?|enabl(?:e|es|ed|ing))(?![\w-])"
 )
 #: An infinitive or a goal after the verb: "to persist", "to reach", "for", "by".
 _INFINITIVE = re.compile(r"\bto\s+(?!the\b|a\b|an\b|its\b|their\b|\$|\d)[a-z]+\b|\b(?:for|by)\b", re.I)

@@ -109,3 +109,8 @@ def test_the_stated_date_and_the_fuller_name_choose_the_record():
     g2 = CaseRecords(cases)
     v = g2.check("The Court dismissed the appeal in Oklavia House of Delegates v. Darrowmere.", dict(CTX))
     assert v.effective_date == dt.date(2038, 6, 17)
+
+
+def test_a_scheduled_argument_is_no_argument_yet():
+    g = CaseRecords(SCDB, OYEZ)
+    assert g.check("The Court is scheduled to hear oral argument in Quillfeather v. Brannock next month.", dict(CTX)) is None

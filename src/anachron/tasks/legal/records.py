@@ -159,7 +159,13 @@ class CaseRecords:
             named = [k for k in (_subject(fact, sp, courts, True) for sp in signals) if k is not None]
             if named and not any(k in ("own", "case") for k in named):
                 signals = []
-        step = "decided" if signals else "argued" if _ARGUED.search(fact) else "granted" if _GRANTED.search(fact) else None
+        step = "decided" if signals else None
+        if step is None:
+            for kind, pattern in (("argued", _ARGUED), ("granted", _GRANTED)):
+                m = pattern.search(fact)
+                if m is not None and not marker_before(fact, m.start()):  # "is scheduled to hear argument"
+                    step = kind
+                    break
         if step is None:
             return None
         declared = instance.get("declared_date")

@@ -141,6 +141,7 @@ _PROSPECTIVE = re.compile(
     r"|\b(?:begins|starts|opens|expires|lapses|ends|closes|resumes|lifts|reopens|convenes|adjourns)\b)"
     r"|(?i:\b(?:set|slated|scheduled|poised|planned|planning|plans?|intends?|intended|aims?|aiming|hopes?|"
     r"likely|unlikely|projected|forecast|on\s+track|about|prepared|ready|yet)\s+to\b)"
+    r"|(?i:\bon\s+(?:track|schedule|course|pace)\s+for\b)"
     r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
     r"|(?i:(?<!than\s)(?<!as\s)\bexpected\s+(?:to|for|on|in|at|by|during|around|between)\b)"
     r"|(?i:\b(?:scheduled|slated|set|planned|penciled|pencilled|booked)\s+(?:for|on|in|at|by|during|around|between)\b)"
@@ -165,6 +166,13 @@ _TERM_WORDS = frozenset(
 _DURATION_LEAD = re.compile(
     r"\b(?:through|thru|until|till|to|from|ending|ends?|expiring|expires?|starting|starts?|beginning|begins?|effective|"
     r"commencing|commences?|kicks?\s+in)\s+(?:(?:in|with|on|at|after)\s+)?(?:the\s+)?(?:(?:end|start|beginning)\s+of\s+(?:the\s+)?)?$",
+    re.I,
+)
+#: The onset of a change ("reduced to zero starting in 2019", "effective January 1, 2020"): when
+#: it takes effect, known when the change was made.
+_ONSET_LEAD = re.compile(
+    r"\b(?:starting|beginning|effective|commencing|taking\s+effect)\s+(?:(?:in|with|on|at|from)\s+)?(?:the\s+)?"
+    r"(?:(?:end|start|beginning)\s+of\s+(?:the\s+)?)?$",
     re.I,
 )
 _BEFORE_LEAD = re.compile(
@@ -212,7 +220,9 @@ _SCOPE_WORDS = frozenset(
     "expectations budget before prior ahead later pledge pledged pledges promise promised promises commit committed "
     "commits vow vowed vows propose proposed proposes seek seeks sought hoped hoping intended aimed targeted be "
     "expecting anticipating anticipated projecting projects aiming pledging promising committing vowing targeting "
-    "proposing seeking guiding guide predicted predicting forecasting".split()
+    "proposing seeking guiding guide predicted predicting forecasting starting beginning effective commencing "
+    "require requires required requiring oblige obliges obliged mandate mandates mandated compel compels compelled "
+    "allow allows allowed permit permits permitted enable enables track schedule course pace".split()
 ) | PLANNED_NOUNS
 _DURATION_WORDS = frozenset(
     "through thru until till to from ending end ends expiring expires expire starting start starts beginning begin begins "
@@ -239,9 +249,12 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     for s, e in spans:  # a date's own commas and dots do not end a clause
         chars[s:e] = "D" * (e - s)
     masked = _WEEKDAY_COMMA.sub(lambda m: m[0].replace(",", " "), "".join(chars))  # "on Monday, June 29" is one date
+    masked = _ABBREVIATION.sub(lambda m: m[0].replace(".", "_"), masked)  # "the U.S. target", "Disney Inc. said"
+    # "The target: net zero by 2030": a planning noun introduces what it plans (no clause break; a marker)
+    masked = _PLANNED_COLON.sub(lambda m: m[0][:-1] + "\u2236", masked)
     found = [m.span() for m in _CLAUSE_BREAK.finditer(masked)]
     breaks, break_starts = [e for _, e in found], [s for s, _ in found]
-    markers = [m.span() for m in _PROSPECTIVE.finditer(masked)]  # in text order, not overlapping
+    markers = sorted([m.span() for m in _PROSPECTIVE.finditer(masked)] + [m.span() for m in _PLANNED_MARK.finditer(masked)])
     marker_ends = [e for _, e in markers]
     out = []
     for s, e in spans:
@@ -255,7 +268,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
             out.append(PROSPECTIVE)
         elif modifies_planned_noun(masked, s, e) or planned_subject(before) or expectation_complement(before):
             out.append(PROSPECTIVE)
-        elif term and _DURATION_LEAD.search(lead):
+        elif (term and _DURATION_LEAD.search(lead)) or _ONSET_LEAD.search(lead):
             out.append(PROSPECTIVE)
         elif _BEFORE_LEAD.search(lead):
             out.append(BEFORE)
@@ -278,6 +291,9 @@ def marker_before(text: str, pos: int) -> bool:
     start = max(0, pos - _CLAUSE_REACH)
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, start, pos)]
     return _PROSPECTIVE.search(text, breaks[-1] if breaks else start, pos) is not None
+_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b(?:Inc|Corp|Co|Ltd|Jr|Sr|No|St|Mr|Mrs|Ms|Dr|Gov|Sen|Rep|Gen|vs|v)\.", )
+_PLANNED_COLON = re.compile(r"\b(?:" + "|".join(sorted(PLANNED_NOUNS)) + r"):", re.I)
+_PLANNED_MARK = re.compile("\u2236")
 _WEEKDAY_COMMA = re.compile(r"\b(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday),(?=\s*D)")
 
 
