@@ -19,6 +19,12 @@ every document the day it became public. A document **supports** a claim when
 * its date is not before any period the claim names ("in March 2020": no document of February
   2020 reports it).
 
+A claim that restates a document in other words supports it too (:meth:`CorpusLayer.paraphrase`:
+a two-sided IDF-weighted cover and three shared rare words, verbs and common words free), and a
+lower-case term the dated news first uses after the cutoff leaks the claim
+(:meth:`CorpusLayer.new_term`). A claim that asserts nothing (a bare name) or names nothing rare
+is not looked up (:meth:`CorpusLayer.specific`).
+
 The verdict (:meth:`CorpusLayer.check`):
 
 * **clean** when a document published on or before the cutoff supports the claim, dated by the
@@ -379,7 +385,7 @@ class CorpusLayer:
             round(len(held) / len(terms.weights), 4),
         )
 
-    def paraphrase(self, terms: ClaimTerms, doc: "_Document", numbers: tuple[Number, ...]) -> bool:  # noqa: D401
+    def paraphrase(self, terms: ClaimTerms, doc: "_Document", numbers: tuple[Number, ...]) -> bool:
         """Whether the claim restates the document in other words (see the module docstring):
         the IDF-weighted share of the document's content words the claim holds is at least
         :data:`PARAPHRASE_DOC_COVER`, the claim's share the document holds at least
