@@ -164,3 +164,9 @@ def test_that_as_a_conjunction_is_no_relative_date(fact):
 ])
 def test_more_prospective_grammar(fact):
     assert verify_claim(fact, "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "clean", fact
+
+
+def test_a_day_an_event_is_set_for_is_prospective():
+    assert verify_claim("The premier has called a snap election for June 8, 2032.", "2032-04-18", dt.date(2032, 4, 30))["verdict"] == "clean"
+    # a period a figure covers is not a schedule
+    assert verify_claim("Halvorsen reported record revenue for Q2 2032.", "2032-04-18", dt.date(2032, 4, 30))["verdict"] == "leaked"

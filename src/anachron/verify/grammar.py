@@ -283,3 +283,28 @@ def hedged(text: str, hedge: re.Pattern[str], spans: list[tuple[int, int]]) -> b
             if not _SUBORDINATE.search(text, *between):
                 return True
     return False
+
+
+#: A date written as a day ("June 8, 2017", "8 June 2017", "2017-06-08").
+A_DAY = re.compile(
+    r"\d{4}-\d{2}-\d{2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
+    re.I,
+)
+
+
+def scheduled_for_day(text: str, start: int, end: int) -> bool:
+    """True when the date at ``text[start:end]`` is a day given with "for" to an event noun ("called
+    a snap election for June 8, 2017", "set a hearing for May 5"): the time an event is set for.
+    A period ("results for Q4 2019", "guidance for 2020") is what a figure covers, not this."""
+    if not A_DAY.search(text[start:end]):
+        return False
+    before = _tokens(text[max(0, start - 60) : start])
+    i = len(before) - 1
+    while i >= 0 and before[i].lower() in ("the", "on", "a"):
+        i -= 1
+    if i < 1 or before[i].lower() != "for":
+        return False
+    noun = before[i - 1]
+    return noun.isalpha() and noun.islower() and noun not in FUNCTION_WORDS and not _looks_past(noun)
+

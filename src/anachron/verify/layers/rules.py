@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from anachron.words import IRREGULAR_PAST as _IRREGULAR_PAST
-from anachron.verify.grammar import HINDSIGHT_WORDS, PLANNED_NOUNS, hindsight, expectation_complement, modifies_planned_noun, planned_subject
+from anachron.verify.grammar import HINDSIGHT_WORDS, PLANNED_NOUNS, A_DAY, hindsight, scheduled_for_day, expectation_complement, modifies_planned_noun, planned_subject
 from anachron.verify.dates import (
     Period,
     YearlessDate,
@@ -243,7 +243,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     term = not words.isdisjoint(_TERM_WORDS)
     if words.isdisjoint(_SCOPE_WORDS) and not (term and not words.isdisjoint(_DURATION_WORDS)) and not (
         "to" in words and not words.isdisjoint(("is", "are", "was", "were", "has", "have", "need", "needs"))
-    ):
+    ) and not ("for" in words and A_DAY.search(text)):
         return [HAPPENED] * len(spans)
     chars = list(text)
     for s, e in spans:  # a date's own commas and dots do not end a clause
@@ -266,7 +266,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
         prospective = k >= 0 and markers[k][0] >= clause
         if prospective or _PROSPECTIVE_NOUN_LEAD.search(lead) or _PROSPECTIVE_NOUN_TRAIL.match(masked[e : e + 20]):
             out.append(PROSPECTIVE)
-        elif modifies_planned_noun(masked, s, e) or planned_subject(before) or expectation_complement(before):
+        elif modifies_planned_noun(masked, s, e) or planned_subject(before) or expectation_complement(before) or scheduled_for_day(text, s, e):
             out.append(PROSPECTIVE)
         elif (term and _DURATION_LEAD.search(lead)) or _ONSET_LEAD.search(lead):
             out.append(PROSPECTIVE)
