@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 
+from anachron.verify.dates import find_periods, find_yearless
 from anachron.words import IRREGULAR_PAST
 
 #: Nouns of planned, projected or optional quantities: what a statement about the future is about.
@@ -285,19 +286,11 @@ def hedged(text: str, hedge: re.Pattern[str], spans: list[tuple[int, int]]) -> b
     return False
 
 
-#: A date written as a day ("June 8, 2017", "8 June 2017", "2017-06-08").
-A_DAY = re.compile(
-    r"\d{4}-\d{2}-\d{2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+"
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
-    re.I,
-)
-
-
 def scheduled_for_day(text: str, start: int, end: int) -> bool:
     """True when the date at ``text[start:end]`` is a day given with "for" to an event noun ("called
     a snap election for June 8, 2017", "set a hearing for May 5"): the time an event is set for.
     A period ("results for Q4 2019", "guidance for 2020") is what a figure covers, not this."""
-    if not A_DAY.search(text[start:end]):
+    if not any(p.kind in ("day", "yearless") for p in find_periods(text[start:end])) and not find_yearless(text[start:end], []):
         return False
     before = _tokens(text[max(0, start - 60) : start])
     i = len(before) - 1

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from anachron.words import IRREGULAR_PAST as _IRREGULAR_PAST
-from anachron.verify.grammar import HINDSIGHT_WORDS, PLANNED_NOUNS, A_DAY, hindsight, scheduled_for_day, expectation_complement, modifies_planned_noun, planned_subject
+from anachron.verify.grammar import HINDSIGHT_WORDS, PLANNED_NOUNS, hindsight, scheduled_for_day, expectation_complement, modifies_planned_noun, planned_subject
 from anachron.verify.dates import (
     Period,
     YearlessDate,
@@ -243,7 +243,7 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     term = not words.isdisjoint(_TERM_WORDS)
     if words.isdisjoint(_SCOPE_WORDS) and not (term and not words.isdisjoint(_DURATION_WORDS)) and not (
         "to" in words and not words.isdisjoint(("is", "are", "was", "were", "has", "have", "need", "needs"))
-    ) and not ("for" in words and A_DAY.search(text)):
+    ) and not ("for" in words and any(p.kind == "day" for p in find_periods(text))):
         return [HAPPENED] * len(spans)
     chars = list(text)
     for s, e in spans:  # a date's own commas and dots do not end a clause
