@@ -337,6 +337,92 @@ def test_snapshot_with_utc_offsets_is_dated_per_exchange(tmp_path):
     assert got == {"7203.T 2019-12-03": 2.0, "AAA 2019-12-02": 1.0, "AAA 2019-12-04": 3.0}
 
 
+# Index symbols carry no exchange suffix: their zone comes from INDEX_EXCHANGES. Offsets:
+# Tokyo +9 (no DST); Berlin +1 (CET) until 2023-03-26, +2 (CEST) after; New York -5 (EST)
+# until 2023-03-12, -4 (EDT) after. Each UTC time below falls on another day (or hour) in New York.
+INDEX_UTC = [
+    ("^N225", "2023-03-10T06:00:00Z", "2023-03-10 15:00"),  # Tokyo close (New York: 01:00)
+    ("^N225", "2023-03-09T15:00:00Z", "2023-03-10 00:00"),  # Yahoo's midnight bar (New York: Mar 9)
+    ("^GDAXI", "2023-03-09T22:30:00Z", "2023-03-09 23:30"),  # CET, before the DST change
+    ("^GDAXI", "2023-03-09T23:00:00Z", "2023-03-10 00:00"),  # midnight CET (New York: Mar 9 18:00)
+    ("^GDAXI", "2023-07-03T22:00:00Z", "2023-07-04 00:00"),  # midnight CEST (New York: Jul 3 18:00)
+    ("^GSPC", "2023-03-10T21:00:00Z", "2023-03-10 16:00"),  # EST close
+    ("^GSPC", "2023-03-14T02:00:00Z", "2023-03-13 22:00"),  # EDT: still Mar 13 in New York
+]
+
+
+@pytest.mark.parametrize("symbol, zone", [
+    ("^GDAXI", "Europe/Berlin"), ("^N225", "Asia/Tokyo"), ("^FTSE", "Europe/London"), ("^FCHI", "Europe/Paris"),
+    ("^STOXX50E", "Europe/Zurich"), ("^HSI", "Asia/Hong_Kong"), ("^AXJO", "Australia/Sydney"),
+    ("^KS11", "Asia/Seoul"), ("^BSESN", "Asia/Kolkata"), ("^NSEI", "Asia/Kolkata"), ("^GSPTSE", "America/Toronto"),
+    ("^BVSP", "America/Sao_Paulo"), ("^MXX", "America/Mexico_City"), ("^SSMI", "Europe/Zurich"),
+    ("^AEX", "Europe/Amsterdam"), ("^IBEX", "Europe/Madrid"), ("^TWII", "Asia/Taipei"), ("^STI", "Asia/Singapore"),
+    (" ^n225 ", "Asia/Tokyo"),  # matched stripped and upper-cased
+    # US indices stay in New York; suffixed index symbols go by their suffix
+    ("^GSPC", "America/New_York"), ("^DJI", "America/New_York"), ("^IXIC", "America/New_York"),
+    ("^VIX", "America/New_York"), ("^RUT", "America/New_York"),
+    ("000001.SS", "Asia/Shanghai"), ("^TA125.TA", "Asia/Jerusalem"),
+    ("^NOSUCHINDEX", "America/New_York"),  # unknown caret symbol: the documented fallback
+])
+def test_exchange_timezone_of_index_symbols(symbol, zone):
+    from anachron.sources.base import exchange_timezone
+
+    assert exchange_timezone(symbol) == zone
+
+
+def test_index_table_names_exchange_and_a_valid_zone():
+    from zoneinfo import ZoneInfo
+
+    from anachron.sources.base import INDEX_EXCHANGES
+
+    for symbol, (exchange, zone) in INDEX_EXCHANGES.items():
+        assert symbol.startswith("^") and symbol == symbol.upper() and "." not in symbol
+        assert exchange.strip() and ZoneInfo(zone)
+
+
+def test_exchange_local_times_of_index_symbols_utc_and_offset_text():
+    from anachron.sources.yahoo import exchange_local_times
+
+    tickers = pd.Series([t for t, _, _ in INDEX_UTC])
+    want = pd.to_datetime([w for _, _, w in INDEX_UTC]).tolist()
+    aware = pd.Series(pd.to_datetime([u for _, u, _ in INDEX_UTC], utc=True))
+    assert exchange_local_times(aware, tickers).tolist() == want
+    # the same instants as ISO text with a UTC offset (as in a snapshot CSV)
+    text = pd.Series([u for _, u, _ in INDEX_UTC])
+    assert exchange_local_times(text, tickers).tolist() == want
+
+
+def test_download_of_index_symbols_in_utc_is_dated_per_exchange():
+    # one UTC index for all three, as yfinance gives when symbols of several zones are mixed:
+    # 23:00Z on Mar 9 is midnight Mar 10 in Berlin (CET), 08:00 Mar 10 in Tokyo, 18:00 Mar 9 in
+    # New York (EST); 22:00Z on Jul 3 is midnight Jul 4 in Berlin (CEST), 07:00 Jul 4 in Tokyo,
+    # 18:00 Jul 3 in New York (EDT)
+    idx = pd.DatetimeIndex(["2023-03-09 23:00", "2023-07-03 22:00"], tz="UTC", name="Date")
+    data = _wide(idx, ["^GDAXI", "^GSPC", "^N225"], [[1, 2, 3] * 6, [4, 5, 6] * 6])
+    df = flatten_download(data)
+    got = {(t, d.strftime("%Y-%m-%d")): c for t, d, c in zip(df["ticker"], df["date"], df["close"])}
+    assert got == {
+        ("^GDAXI", "2023-03-10"): 1.0, ("^GDAXI", "2023-07-04"): 4.0,
+        ("^GSPC", "2023-03-09"): 2.0, ("^GSPC", "2023-07-03"): 5.0,
+        ("^N225", "2023-03-10"): 3.0, ("^N225", "2023-07-04"): 6.0,
+    }
+
+
+def test_snapshot_of_index_symbols_with_utc_offsets_is_dated_per_exchange(tmp_path):
+    (tmp_path / "yahoo").mkdir()
+    rows = "".join(f"{t},{u},1,1,1,{i}.0,{i}.0,1\n" for i, (t, u, _) in enumerate(INDEX_UTC))
+    text = "ticker,date,open,high,low,close,adj_close,volume\n" + rows
+    (tmp_path / "yahoo" / "prices_daily_idx.csv.gz").write_bytes(gzip.compress(text.encode()))
+    df = YahooPriceReader(["^N225", "^GDAXI", "^GSPC"], "2023-03-01", "2023-08-01", snapshot_dir=tmp_path).read()
+    got = dict(zip(df["ticker"] + " " + df["date"].dt.strftime("%Y-%m-%d"), df["close"]))
+    # of the two ^N225 rows on 2023-03-10 the later (15:00, close 0.0) is kept
+    assert got == {
+        "^GDAXI 2023-03-09": 2.0, "^GDAXI 2023-03-10": 3.0, "^GDAXI 2023-07-04": 4.0,
+        "^GSPC 2023-03-10": 5.0, "^GSPC 2023-03-13": 6.0,
+        "^N225 2023-03-10": 0.0,
+    }
+
+
 def _jump_prices(adj, close):
     days = pd.bdate_range("2024-01-01", periods=len(adj))
     return pd.DataFrame({"ticker": "AAA", "date": days, "adj_close": adj, "close": close})

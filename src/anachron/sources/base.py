@@ -253,6 +253,56 @@ EXCHANGE_TIMEZONES: dict[str, str] = {
 #: Time zone of a symbol without an exchange suffix (NYSE, Nasdaq).
 US_TIMEZONE = "America/New_York"
 
+#: Yahoo Finance index symbols (``^GDAXI``, ``^N225``), which carry no exchange suffix, and
+#: for each ``(exchange or index provider, IANA time zone)``: the zone of the market the
+#: index is computed on, in which Yahoo dates its daily bars. :func:`exchange_timezone`
+#: looks a symbol up here before its suffix. US indices are listed too (New York) so that
+#: the table says every index it knows; an index symbol not listed falls back to its
+#: suffix, else to :data:`US_TIMEZONE`. Index symbols with a suffix (``000001.SS``,
+#: ``^TA125.TA``) need no row. Source: Yahoo's quote pages ("exchange" of each index).
+INDEX_EXCHANGES: dict[str, tuple[str, str]] = {
+    # United States: New York time, like US listings (Cboe's VIX included, US session dates)
+    "^GSPC": ("NYSE (S&P 500)", US_TIMEZONE),
+    "^DJI": ("NYSE (Dow Jones Industrial Average)", US_TIMEZONE),
+    "^NYA": ("NYSE (NYSE Composite)", US_TIMEZONE),
+    "^IXIC": ("Nasdaq (Nasdaq Composite)", US_TIMEZONE),
+    "^NDX": ("Nasdaq (Nasdaq-100)", US_TIMEZONE),
+    "^RUT": ("NYSE/Nasdaq (Russell 2000)", US_TIMEZONE),
+    "^VIX": ("Cboe (Volatility Index)", US_TIMEZONE),
+    # Americas
+    "^GSPTSE": ("Toronto Stock Exchange (S&P/TSX Composite)", "America/Toronto"),
+    "^BVSP": ("B3, Sao Paulo (Ibovespa)", "America/Sao_Paulo"),
+    "^MXX": ("Bolsa Mexicana de Valores (S&P/BMV IPC)", "America/Mexico_City"),
+    "^MERV": ("Bolsas y Mercados Argentinos (MERVAL)", "America/Argentina/Buenos_Aires"),
+    # Europe
+    "^FTSE": ("London Stock Exchange (FTSE 100)", "Europe/London"),
+    "^GDAXI": ("Deutsche Boerse Xetra, Frankfurt (DAX)", "Europe/Berlin"),
+    "^FCHI": ("Euronext Paris (CAC 40)", "Europe/Paris"),
+    "^N100": ("Euronext Paris (Euronext 100)", "Europe/Paris"),
+    "^AEX": ("Euronext Amsterdam (AEX)", "Europe/Amsterdam"),
+    "^BFX": ("Euronext Brussels (BEL 20)", "Europe/Brussels"),
+    "^IBEX": ("Bolsa de Madrid (IBEX 35)", "Europe/Madrid"),
+    "^SSMI": ("SIX Swiss Exchange, Zurich (SMI)", "Europe/Zurich"),
+    "^STOXX50E": ("STOXX, Zurich (EURO STOXX 50)", "Europe/Zurich"),
+    "^STOXX": ("STOXX, Zurich (STOXX Europe 600)", "Europe/Zurich"),
+    "^ATX": ("Wiener Boerse (ATX)", "Europe/Vienna"),
+    "^OMX": ("Nasdaq Stockholm (OMX Stockholm 30)", "Europe/Stockholm"),
+    # Asia-Pacific
+    "^N225": ("Tokyo Stock Exchange (Nikkei 225)", "Asia/Tokyo"),
+    "^HSI": ("Hong Kong Stock Exchange (Hang Seng)", "Asia/Hong_Kong"),
+    "^HSCE": ("Hong Kong Stock Exchange (Hang Seng China Enterprises)", "Asia/Hong_Kong"),
+    "^KS11": ("Korea Exchange (KOSPI)", "Asia/Seoul"),
+    "^TWII": ("Taiwan Stock Exchange (TAIEX)", "Asia/Taipei"),
+    "^STI": ("Singapore Exchange (Straits Times)", "Asia/Singapore"),
+    "^BSESN": ("BSE, Mumbai (S&P BSE Sensex)", "Asia/Kolkata"),
+    "^NSEI": ("National Stock Exchange of India (Nifty 50)", "Asia/Kolkata"),
+    "^JKSE": ("Indonesia Stock Exchange (IDX Composite)", "Asia/Jakarta"),
+    "^KLSE": ("Bursa Malaysia (FTSE Bursa Malaysia KLCI)", "Asia/Kuala_Lumpur"),
+    "^AXJO": ("ASX, Sydney (S&P/ASX 200)", "Australia/Sydney"),
+    "^AORD": ("ASX, Sydney (All Ordinaries)", "Australia/Sydney"),
+    "^NZ50": ("NZX, Wellington (S&P/NZX 50)", "Pacific/Auckland"),
+}
+
 
 def split_exchange_suffix(ticker: str) -> tuple[str, str]:
     """``(base, suffix)`` of a ticker: ``"SHOP.TO"`` -> ``("SHOP", "TO")``, ``"BRK.B"`` -> ``("BRK.B", "")``.
@@ -293,8 +343,22 @@ def to_yahoo_symbol(ticker: str) -> str:
 
 
 def exchange_timezone(ticker: str) -> str:
-    """IANA time zone of the exchange a ticker trades on: from its Yahoo suffix, else New York."""
-    return EXCHANGE_TIMEZONES.get(split_exchange_suffix(normalize_ticker(ticker))[1], US_TIMEZONE)
+    """IANA time zone (e.g. ``"Asia/Tokyo"``) of the exchange a ticker or index trades on.
+
+    In order: an index symbol of :data:`INDEX_EXCHANGES` (``"^N225"`` -> ``"Asia/Tokyo"``,
+    ``"^GDAXI"`` -> ``"Europe/Berlin"``, ``"^GSPC"`` -> ``"America/New_York"``); else the
+    zone of its Yahoo exchange suffix (:data:`EXCHANGE_TIMEZONES`: ``"7203.T"`` ->
+    ``"Asia/Tokyo"``, ``"000001.SS"`` -> ``"Asia/Shanghai"``); else :data:`US_TIMEZONE`.
+    The fallback covers US listings (``"AAPL"``, ``"BRK.B"``) but also any index symbol
+    not in the table (an unknown ``"^XYZ"`` is dated in New York time, possibly on the
+    wrong calendar day: add its row to :data:`INDEX_EXCHANGES`). The ticker is matched
+    stripped and upper-cased (:func:`normalize_ticker`). Never raises.
+    """
+    t = normalize_ticker(ticker)
+    index = INDEX_EXCHANGES.get(t)
+    if index is not None:
+        return index[1]
+    return EXCHANGE_TIMEZONES.get(split_exchange_suffix(t)[1], US_TIMEZONE)
 
 
 class SourceReader:
