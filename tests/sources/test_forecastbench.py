@@ -1,28 +1,40 @@
 """ForecastBench question/resolution sets: snapshot fixtures and replayed HTTP.
 
-Fixtures under tests/fixtures/forecastbench are invented (questions, ids, values).
+Fixtures under tests/fixtures/forecastbench and tests/fixtures/alfred (hand-written ALFRED
+answers) are invented (questions, ids, values).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import types
 
 import pandas as pd
 import pytest
 import requests
 import responses
+from responses import matchers
 
 from anachron.io import sha256_file
 from anachron.sources.base import SNAPSHOT_ENV, SourceError
 from anachron.sources.forecastbench import (
+    ALFRED_URL,
     BASE_URL,
     COLUMNS,
+    KEY_ENV,
+    LABEL_COLUMNS,
+    AlfredClient,
+    AlfredError,
     ForecastBenchReader,
+    Release,
     fetch,
+    first_release_label,
     parse_question_set,
     parse_resolution_set,
     resolution_set_name,
 )
+from anachron.sources.forecastbench.alfred import value_on
 
 from conftest import TESTS
 
@@ -33,6 +45,7 @@ FB = FIXTURES / "forecastbench"
 @pytest.fixture(autouse=True)
 def _no_env_snapshot(monkeypatch):
     monkeypatch.delenv(SNAPSHOT_ENV, raising=False)
+    monkeypatch.delenv(KEY_ENV, raising=False)  # a FRED key in the developer's shell would relabel live reads
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +218,226 @@ def test_snapshot_from_environment(monkeypatch):
     df, manifest = fetch()
     assert len(df) == 11 and all(e["origin"].startswith("snapshot:") for e in manifest["sources"])
     json.dumps(manifest)  # serialisable
+
+
+# -- labels as first published (vintage columns, ALFRED re-resolution) ------------------------
+
+ALFRED = FIXTURES / "alfred"
+KEY = "test-fred-key-8c1f"
+AS_OF = "2024-06-30"
+ROUND = "2023-08-20-llm.json"
+ROUND_RES = "2023-08-20_resolution_set.json"
+
+
+def _q(qid, source, dates):
+    text = "Will {qid} have increased by {resolution_date} as compared to its value on {forecast_due_date}?"
+    return {"id": qid, "source": source, "question": text.replace("{qid}", qid), "resolution_criteria": "Invented.",
+            "background": None, "freeze_datetime": "2023-08-11T00:00:00+00:00", "freeze_datetime_value": "3.5",
+            "url": f"https://example.org/{qid}", "resolution_dates": dates, "combination_of": "N/A"}
+
+
+def _r(qid, source, day, y, resolved=True):
+    return {"id": qid, "source": source, "direction": None, "resolution_date": day, "resolved_to": y, "resolved": resolved}
+
+
+#: An invented round: FAKEUNRATE (monthly, revised), two fred series whose lookups fail, a
+#: dbnomics series (no vintages) and a market. ForecastBench's labels are those of the series as revised.
+ROUND_QUESTIONS = {
+    "forecast_due_date": "2023-08-20",
+    "question_set": ROUND,
+    "questions": [
+        _q("FAKEUNRATE", "fred", ["2023-08-27", "2023-09-19", "2024-02-16", "2025-08-19"]),
+        _q("FAKEDOWN", "fred", ["2023-08-27"]),
+        _q("NOSUCHSERIES", "fred", ["2023-08-27"]),
+        _q("meteofake_TEMP.07005.D", "dbnomics", ["2023-08-27"]),
+        {**_q("MktA", "manifold", "N/A"), "question": "Will the Invented Cup be won by Team A?"},
+    ],
+}
+ROUND_RESOLUTIONS = {
+    "forecast_due_date": "2023-08-20",
+    "question_set": ROUND,
+    "resolutions": [
+        _r("FAKEUNRATE", "fred", "2023-08-27", 0.0),
+        _r("FAKEUNRATE", "fred", "2023-09-19", 1.0),  # revised: Sep 3.8 > Aug 3.7; first release: 3.8 = 3.8
+        _r("FAKEUNRATE", "fred", "2024-02-16", 1.0),
+        _r("FAKEUNRATE", "fred", "2025-08-19", 0.0, resolved=False),
+        _r("FAKEDOWN", "fred", "2023-08-27", 1.0),
+        _r("NOSUCHSERIES", "fred", "2023-08-27", 0.0),
+        _r("meteofake_TEMP.07005.D", "dbnomics", "2023-08-27", 1.0),
+        _r("MktA", "manifold", "2023-10-01", 1.0),
+    ],
+}
+
+
+def _round_snapshot(tmp_path):
+    folder = tmp_path / "forecastbench"
+    folder.mkdir()
+    (folder / ROUND).write_text(json.dumps(ROUND_QUESTIONS))
+    (folder / ROUND_RES).write_text(json.dumps(ROUND_RESOLUTIONS))
+    return tmp_path
+
+
+def _alfred_params(series_id, start, end):
+    return {"series_id": series_id, "api_key": KEY, "file_type": "json", "output_type": "4", "realtime_start": "1776-07-04",
+            "realtime_end": AS_OF, "observation_start": start, "observation_end": end}
+
+
+def _register_round(rsps, *, alfred=True):
+    rsps.add(responses.GET, f"{BASE_URL}/question_sets/{ROUND}", json=ROUND_QUESTIONS)
+    rsps.add(responses.GET, f"{BASE_URL}/resolution_sets/{ROUND_RES}", json=ROUND_RESOLUTIONS)
+    if not alfred:
+        return
+    rsps.add(responses.GET, ALFRED_URL, status=500, body="Internal Server Error",
+             match=[matchers.query_param_matcher(_alfred_params("FAKEDOWN", "2021-08-19", "2023-08-27"))])
+    rsps.add(responses.GET, ALFRED_URL, body=(ALFRED / "FAKEUNRATE.json").read_bytes(), content_type="application/json",
+             match=[matchers.query_param_matcher(_alfred_params("FAKEUNRATE", "2021-08-19", "2024-02-16"))])
+    rsps.add(responses.GET, ALFRED_URL, status=400, body=(ALFRED / "rejected.json").read_bytes(),
+             match=[matchers.query_param_matcher(_alfred_params("NOSUCHSERIES", "2021-08-19", "2023-08-27"))])
+
+
+def _live_round(**kw):
+    return ForecastBenchReader([ROUND], session=requests.Session(), as_of=AS_OF, min_interval=0, **kw)
+
+
+def test_snapshot_flags_revisable_series(tmp_path):
+    df, manifest = fetch(snapshot_dir=_round_snapshot(tmp_path))
+    assert list(df.columns) == COLUMNS and COLUMNS[-2:] == LABEL_COLUMNS == ["label_vintage", "revised_value"]
+    assert df["revised_value"].dtype == bool
+    flags = {(r.question_id, r.resolution_date): (r.revised_value, r.label_vintage) for r in df.itertuples()}
+    for key in [("FAKEUNRATE", d) for d in ("2023-08-27", "2023-09-19", "2024-02-16", "2025-08-19")] + [
+        ("FAKEDOWN", "2023-08-27"), ("NOSUCHSERIES", "2023-08-27"), ("meteofake_TEMP.07005.D", "2023-08-27")
+    ]:
+        assert flags[key] == (True, "as_revised"), key
+    assert flags[("MktA", "2023-10-01")] == (False, "as_published_by_forecastbench")
+    assert df.loc[df["question_id"] == "FAKEUNRATE", "resolved_to"].tolist() == [0.0, 1.0, 1.0, 0.0]  # ForecastBench's
+    assert manifest["first_release_rows"] == 0 and manifest["first_release_flips"] == 0
+    assert manifest["revised_value_rows"] == 7 and manifest["first_release_as_of"] is None
+    assert manifest["first_release_note"].startswith("snapshot")
+    # the shared fixtures: fred rows flagged, yfinance and markets not
+    table = ForecastBenchReader(snapshot_dir=FIXTURES).read()
+    assert set(table.loc[table["revised_value"], "source"]) == {"fred"}
+    assert set(table.loc[~table["revised_value"], "label_vintage"]) == {"as_published_by_forecastbench"}
+
+
+def test_live_with_key_relabels_fred_on_first_releases(monkeypatch, caplog):
+    monkeypatch.setenv(KEY_ENV, KEY)
+    caplog.set_level(logging.DEBUG)
+    with responses.RequestsMock() as rsps:
+        _register_round(rsps)
+        reader = _live_round()
+        df, manifest = reader.fetch()
+        assert [c.request.url.split("?")[0] for c in rsps.calls].count(ALFRED_URL) == 3  # one request per series
+    row = {(r.question_id, r.resolution_date): r for r in df.itertuples()}
+    first = row[("FAKEUNRATE", "2023-08-27")]
+    assert (first.resolved_to, first.revised_value) == (0.0, False)
+    assert first.label_vintage == "first_release:due=2023-09-01,resolution=2023-09-01"  # Aug obs both days: a tie
+    flipped = row[("FAKEUNRATE", "2023-09-19")]
+    assert flipped.resolved_to == 0.0  # ForecastBench: 1.0 on the revised 3.7; first published 3.8 -> 3.8
+    assert flipped.label_vintage == "first_release:due=2023-09-01,resolution=2023-10-06" and not flipped.revised_value
+    later = row[("FAKEUNRATE", "2024-02-16")]
+    assert (later.resolved_to, later.label_vintage) == (1.0, "first_release:due=2023-09-01,resolution=2024-03-08")
+    unresolved = row[("FAKEUNRATE", "2025-08-19")]
+    assert (unresolved.resolved, unresolved.revised_value, unresolved.label_vintage) == (False, True, "as_revised")
+    for qid in ("FAKEDOWN", "NOSUCHSERIES", "meteofake_TEMP.07005.D"):  # fallbacks and dbnomics keep ForecastBench's label
+        r = row[(qid, "2023-08-27")]
+        assert (r.revised_value, r.label_vintage) == (True, "as_revised")
+    assert row[("FAKEDOWN", "2023-08-27")].resolved_to == 1.0 and row[("NOSUCHSERIES", "2023-08-27")].resolved_to == 0.0
+    assert (row[("MktA", "2023-10-01")].revised_value, row[("MktA", "2023-10-01")].label_vintage) == (False, "as_published_by_forecastbench")
+    assert manifest["first_release_flips"] == 1 and manifest["first_release_rows"] == 3
+    assert manifest["first_release_fallbacks"] == {"alfred_http_error": 1, "alfred_rejected": 1}
+    assert manifest["revised_value_rows"] == 4 and manifest["first_release_as_of"] == AS_OF
+    assert manifest["skipped_by_reason"] == {}  # a fallback is not a skipped row
+    alfred = [e for e in manifest["sources"] if e.get("kind") == "alfred_first_release"]
+    assert [(e["series_id"], e["rows"]) for e in alfred] == [("FAKEUNRATE", 8)]  # the "." observation dropped
+    assert alfred[0]["origin"].startswith(ALFRED_URL + "?series_id=FAKEUNRATE&") and "realtime_end=2024-06-30" in alfred[0]["origin"]
+    assert alfred[0]["sha256"] == sha256_file(ALFRED / "FAKEUNRATE.json")
+    # the key never leaves the request: not in the manifest, the table or the log
+    assert KEY not in json.dumps(manifest) and KEY not in df.to_csv()
+    assert not any(KEY in rec.getMessage() for rec in caplog.records)
+    assert any("FAKEDOWN" in rec.getMessage() and "***" in rec.getMessage() for rec in caplog.records)
+
+
+def test_live_without_key_or_with_key_env_null_asks_nothing(monkeypatch):
+    with responses.RequestsMock() as rsps:  # an ALFRED request would be refused by the mock
+        _register_round(rsps, alfred=False)
+        df, manifest = fetch(session=requests.Session(), question_sets=[ROUND])
+    assert manifest["first_release_rows"] == 0 and manifest["first_release_fallbacks"] == {}
+    assert f"environment variable {KEY_ENV} is unset" in manifest["first_release_note"]
+    assert df.loc[df["source"] == "fred", "revised_value"].all()
+    assert df.loc[df["question_id"] == "FAKEUNRATE", "resolved_to"].tolist() == [0.0, 1.0, 1.0, 0.0]
+    monkeypatch.setenv(KEY_ENV, KEY)
+    with responses.RequestsMock() as rsps:
+        _register_round(rsps, alfred=False)
+        df, manifest = fetch(session=requests.Session(), question_sets=[ROUND], fred_key_env=None, horizons="all")
+    assert "fred_key_env is null" in manifest["first_release_note"] and df.loc[df["source"] == "fred", "revised_value"].all()
+    monkeypatch.setenv("MY_FRED_KEY", KEY)  # the variable's name comes from the config
+    with responses.RequestsMock() as rsps:
+        _register_round(rsps)
+        reader = _live_round(fred_key_env="MY_FRED_KEY")
+        reader.read()
+    assert reader.first_release["first_release_flips"] == 1
+
+
+def test_alfred_goes_through_the_retrying_session(monkeypatch):
+    """No session injected: the reader's own (make_session) retries a 503 from ALFRED."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    one = {**ROUND_QUESTIONS, "questions": ROUND_QUESTIONS["questions"][:1]}
+    with responses.RequestsMock() as rsps:
+        rsps.add(responses.GET, f"{BASE_URL}/question_sets/{ROUND}", json=one)
+        rsps.add(responses.GET, f"{BASE_URL}/resolution_sets/{ROUND_RES}", json=ROUND_RESOLUTIONS)
+        rsps.add(responses.GET, ALFRED_URL, status=503)
+        rsps.add(responses.GET, ALFRED_URL, body=(ALFRED / "FAKEUNRATE.json").read_bytes())
+        reader = ForecastBenchReader([ROUND], as_of=AS_OF, min_interval=0)
+        df = reader.read()
+        assert len(rsps.calls) == 4
+    assert reader.first_release["first_release_flips"] == 1 and reader.first_release["first_release_fallbacks"] == {}
+    assert (~df.loc[df["resolved"], "revised_value"]).all()
+
+
+def test_first_release_rule_ties_and_missing_values():
+    rel = [Release("2023-07-01", "2023-08-04", 3.5), Release("2023-08-01", "2023-09-01", 3.8), Release("2023-09-01", "2023-10-06", 3.9)]
+    assert value_on(rel, "2023-08-01").value == 3.8 and value_on(rel, "2023-08-31").value == 3.8  # forward fill by date
+    assert value_on(rel, "2023-06-30") is None
+    assert first_release_label(rel, "2023-08-20", "2023-09-02") == (1.0, "first_release:due=2023-09-01,resolution=2023-10-06")
+    assert first_release_label(rel, "2023-09-02", "2023-08-20")[0] == 0.0  # a fall
+    assert first_release_label(rel, "2023-08-02", "2023-08-30")[0] == 0.0  # a tie is not an increase
+    with pytest.raises(AlfredError) as err:
+        first_release_label(rel, "2023-06-01", "2023-09-02")
+    assert err.value.reason == "no_first_release_on_due_date"
+
+
+def test_alfred_client_filters_on_as_of_and_reports_reasons():
+    body = {"observations": [
+        {"date": "2024-05-01", "realtime_start": "2024-06-07", "value": "4.0"},
+        {"date": "2024-06-01", "realtime_start": "2024-07-05", "value": "4.4"},  # first published after as_of
+        {"date": "2024-04-01", "realtime_start": "2024-05-03", "value": "3.9"},
+    ]}
+    seen = []
+
+    def get(url, *, params, what, allow_status):
+        seen.append((url, params, allow_status))
+        return types.SimpleNamespace(status_code=200, content=json.dumps(body).encode())
+
+    slept = []
+    client = AlfredClient(get, KEY, as_of=AS_OF, min_interval=5, sleep=slept.append)
+    releases, _ = client.first_releases("X", "2022-01-01", "2024-06-20")
+    assert [r.date for r in releases] == ["2024-04-01", "2024-05-01"]  # sorted, the late one dropped
+    assert first_release_label(releases, "2024-04-15", "2024-06-20") == (1.0, "first_release:due=2024-05-03,resolution=2024-06-07")
+    client.first_releases("X", "2022-01-01", "2024-06-20")
+    assert len(slept) == 1 and 0 < slept[0] <= 5  # requests spaced by min_interval
+    assert seen[0][1]["api_key"] == KEY and seen[0][1]["output_type"] == "4" and seen[0][1]["realtime_end"] == AS_OF
+    assert KEY not in client.origin("X", "2022-01-01", "2024-06-20")
+
+    def bad(url, **_):
+        return types.SimpleNamespace(status_code=200, content=b"<html>maintenance</html>")
+
+    with pytest.raises(AlfredError) as err:
+        AlfredClient(bad, KEY, as_of=AS_OF, min_interval=0).first_releases("X", "2022-01-01", "2024-06-20")
+    assert err.value.reason == "alfred_bad_response"
+
+    def down(url, **_):
+        raise SourceError(f"could not fetch X from {url}?api_key={KEY}: 502")
+
+    with pytest.raises(AlfredError) as err:
+        AlfredClient(down, KEY, as_of=AS_OF, min_interval=0).first_releases("X", "2022-01-01", "2024-06-20")
+    assert err.value.reason == "alfred_http_error" and KEY not in str(err.value) and "***" in str(err.value)

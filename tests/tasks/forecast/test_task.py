@@ -74,7 +74,12 @@ def test_splits_and_exclusions_by_reason(built):
 def test_labels_and_freeze_date_as_cutoff(built):
     instances, _ = built
     rows = _by_qid(instances)
-    assert json.loads(rows[("QzFakeMarket01", "2023-09-15")]["label"]) == {"resolved_to": 1, "resolution_date": "2023-09-15"}
+    assert json.loads(rows[("QzFakeMarket01", "2023-09-15")]["label"]) == {
+        "resolved_to": 1,
+        "resolution_date": "2023-09-15",
+        "revised_value": False,
+        "label_vintage": "as_published_by_forecastbench",
+    }
     assert json.loads(rows[("FAKESERIES1", "2023-06-06")]["label"])["resolved_to"] == 0
     assert rows[("FAKESERIES1", "2023-06-06")]["cutoff_date"] == "2023-04-28"
     assert rows[("FAKESERIES2", "2025-02-16")]["cutoff_date"] == "2025-01-31"
@@ -212,3 +217,37 @@ def test_text_helpers():
     assert len(cut) <= 100 and cut.endswith(" [...]")
     assert plain_text("a < b\r\n\r\n\r\n\r\nc") == "a < b\n\nc"
     assert math.isclose(len(truncate("x" * 5000, 1200)), 1200)
+
+
+def test_label_carries_the_vintage_flags(table, built):
+    rows = _by_qid(built[0])
+    fred = json.loads(rows[("FAKESERIES1", "2023-06-06")]["label"])
+    assert (fred["revised_value"], fred["label_vintage"]) == (True, "as_revised")  # snapshot: as revised
+    stock = json.loads(rows[("ZZZQ", "2023-05-14")]["label"])
+    assert (stock["revised_value"], stock["label_vintage"]) == (False, "as_published_by_forecastbench")
+    # a row re-resolved on first releases (as a live read with a FRED key writes it)
+    relabelled = table.copy()
+    sel = (relabelled["question_id"] == "FAKESERIES1") & (relabelled["resolution_date"] == "2023-06-06")
+    relabelled.loc[sel, ["resolved_to", "label_vintage", "revised_value"]] = [1.0, "first_release:due=2023-05-05,resolution=2023-06-02", False]
+    inst, _ = build_forecast_instances({"forecastbench": relabelled}, {}, knowledge_cutoffs=CUTOFFS)
+    label = json.loads(_by_qid(inst)[("FAKESERIES1", "2023-06-06")]["label"])
+    assert label == {
+        "resolved_to": 1,
+        "resolution_date": "2023-06-06",
+        "revised_value": False,
+        "label_vintage": "first_release:due=2023-05-05,resolution=2023-06-02",
+    }
+    # ids, cutoffs and splits do not depend on the vintage
+    pd.testing.assert_frame_equal(inst[["instance_id", "split", "cutoff_date"]], built[0][["instance_id", "split", "cutoff_date"]])
+
+
+def test_table_without_vintage_columns_still_builds(table, built):
+    old = table.drop(columns=["label_vintage", "revised_value"])
+    inst, excl = build_forecast_instances({"forecastbench": old}, {}, knowledge_cutoffs=CUTOFFS)
+    pd.testing.assert_frame_equal(inst[["instance_id", "split", "cutoff_date", "inputs"]], built[0][["instance_id", "split", "cutoff_date", "inputs"]])
+    labels = {json.loads(p)["source"]: json.loads(l) for l, p in zip(inst["label"], inst["provenance"])}
+    assert (labels["fred"]["revised_value"], labels["fred"]["label_vintage"]) == (True, None)
+    assert (labels["yfinance"]["revised_value"], labels["manifold"]["label_vintage"]) == (False, None)
+    dbn = old[old["question_id"] == "FAKESERIES1"].assign(source="dbnomics")
+    inst, _ = build_forecast_instances({"forecastbench": dbn}, {}, knowledge_cutoffs=CUTOFFS)
+    assert all(json.loads(l)["revised_value"] is True for l in inst["label"])

@@ -51,6 +51,40 @@ resolution date), the inner join of questions and resolutions, sorted by
     question_set          str   question-set file name
     resolution_set        str   resolution-set file name
     url                   str
+    label_vintage         str   which vintage decided resolved_to: "first_release:due=D1,resolution=D2"
+                                (re-resolved on first releases; D1/D2 = the days the two values were
+                                first published), "as_revised" (fred/dbnomics label as ForecastBench
+                                resolved it, on the series as revised) or "as_published_by_forecastbench"
+                                (other sources)
+    revised_value         bool  True when the label comes from a revisable series (fred, dbnomics) and
+                                was not re-resolved on first releases; False otherwise
+
+Labels as first published. ForecastBench resolves a dataset question ("Will <series> have increased
+by {resolution_date} as compared to its value on {forecast_due_date}?") on the series as it stands
+when it resolves: the value on a day is that of the latest observation dated on or before it
+(observations forward-filled by observation date), read from the current, revised series, and
+``resolved_to = float(value(resolution_date) > value(forecast_due_date))`` (a tie is 0). FRED and
+DBnomics series are revised after first publication (forecastbench issue #283: US unemployment for
+August 2023 was first published as 3.8, later revised to 3.7), so a label can differ from the one
+the data as first published would give. When the source is read live and a FRED API key is in the
+environment variable named by ``fred_key_env`` (config ``tasks.forecast.fred_key_env``, default
+``FRED_API_KEY``), every resolved fred row is re-resolved by the same rule on first releases
+(:mod:`~anachron.sources.forecastbench.alfred`: ALFRED ``output_type=4``, one request per series):
+each day's value is the first-published value of the latest observation dated on or before it,
+among observations first published on or before the as-of day (the fetch day, UTC: ForecastBench's
+nightly update re-resolves its resolution sets on the series as they then stand, so the file read
+live was resolved on about the day it is read); strictly greater gives 1.0, else 0.0. The row then has ``label_vintage`` "first_release:..." and
+``revised_value`` False. A failed lookup (HTTP error, series rejected, unreadable answer, no
+observation on or before a date) keeps ForecastBench's label with ``revised_value`` True and counts
+its reason in the manifest's ``first_release_fallbacks`` [rows]: ``alfred_http_error``,
+``alfred_rejected``, ``alfred_bad_response``, ``no_first_release_on_due_date``,
+``no_first_release_on_resolution_date``; never an error. Labels changed by the re-resolution are
+counted in ``first_release_flips``. Unresolved rows are left as they are. DBnomics has no vintages
+to ask for: its rows always keep ForecastBench's label (``revised_value`` True), as do fred rows
+read from a snapshot or without a key. The manifest also holds ``first_release_note`` (what was
+done, and why not), ``first_release_as_of``, ``first_release_rows`` (rows re-resolved) and
+``revised_value_rows``; each ALFRED request is a ``sources`` record (``kind``
+alfred_first_release, its URL without the key).
 
 No binary/resolved filter is applied here: the forecast task
 (:func:`anachron.tasks.forecast.build_forecast_instances`) excludes unresolved and non-binary
@@ -71,7 +105,7 @@ rows with a recorded reason. Rows skipped while reading are counted in the manif
   ``bad_resolved_to`` [resolution rows] — unparseable values.
 
 The forecast task's settings (``tasks.forecast``, :data:`anachron.tasks.forecast.CONFIG_SCHEMA`)
-hold this source's ``question_sets``; the source has no config block of its own.
+hold this source's ``question_sets`` and ``fred_key_env``; the source has no config block of its own.
 
 Modules:
 
@@ -80,7 +114,9 @@ Modules:
 * :mod:`~anachron.sources.forecastbench.sets`: a set file's JSON, layout and due date;
 * :mod:`~anachron.sources.forecastbench.questions`: question sets as single questions;
 * :mod:`~anachron.sources.forecastbench.resolutions`: resolution sets as single-question resolutions;
-* :mod:`~anachron.sources.forecastbench.table`: the output columns and the join of questions with resolutions.
+* :mod:`~anachron.sources.forecastbench.table`: the output columns and the join of questions with resolutions;
+* :mod:`~anachron.sources.forecastbench.vintage`: which vintage decided a label, FRED rows re-resolved on first releases;
+* :mod:`~anachron.sources.forecastbench.alfred`: the ALFRED client (observations as first published).
 """
 
 from __future__ import annotations
@@ -100,11 +136,30 @@ from anachron.sources.forecastbench.layout import (
 from anachron.sources.forecastbench.questions import QUESTION_KEYS, QUESTION_SET_KEYS, parse_question_set
 from anachron.sources.forecastbench.reader import ForecastBenchReader, fetch
 from anachron.sources.forecastbench.resolutions import RESOLUTION_KEYS, RESOLUTION_SET_KEYS, parse_resolution_set
-from anachron.sources.forecastbench.table import COLUMNS, join_questions_resolutions
+from anachron.sources.forecastbench.table import COLUMNS, LABEL_COLUMNS, join_questions_resolutions
+from anachron.sources.forecastbench.vintage import (
+    AS_PUBLISHED,
+    AS_REVISED,
+    FIRST_RELEASE,
+    REVISABLE_SOURCES,
+    first_release_label,
+    resolve_first_release,
+)
+from anachron.sources.forecastbench.alfred import ALFRED_URL, KEY_ENV, AlfredClient, AlfredError, Release
 
 __all__ = [
+    "ALFRED_URL",
+    "AS_PUBLISHED",
+    "AS_REVISED",
+    "AlfredClient",
+    "AlfredError",
     "BASE_URL",
     "COLUMNS",
+    "FIRST_RELEASE",
+    "KEY_ENV",
+    "LABEL_COLUMNS",
+    "REVISABLE_SOURCES",
+    "Release",
     "DEFAULT_QUESTION_SETS",
     "ForecastBenchReader",
     "QUESTION_KEYS",
@@ -119,8 +174,10 @@ __all__ = [
     "SNAPSHOT_SUBDIR",
     "SOURCE",
     "fetch",
+    "first_release_label",
     "join_questions_resolutions",
     "parse_question_set",
     "parse_resolution_set",
     "resolution_set_name",
+    "resolve_first_release",
 ]

@@ -9,7 +9,7 @@ import pandas as pd
 from anachron.dates import to_iso
 from anachron.frames import na_text
 from anachron.sources.forecastbench.sets import open_set, require
-from anachron.sources.forecastbench.table import COLUMNS
+from anachron.sources.forecastbench.table import JOIN_COLUMNS
 
 QUESTION_SET_KEYS = ("forecast_due_date", "questions")
 QUESTION_KEYS = ("id", "source", "question", "resolution_criteria", "background", "freeze_datetime", "url")
@@ -58,4 +58,4 @@ def parse_question_set(data: bytes | str | dict, name: str, counts: Counter | No
                 "url": "" if q["url"] is None else str(q["url"]),
             }
         )
-    return pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in ("resolution_date", "resolved", "resolved_to", "resolution_set")])
+    return pd.DataFrame(rows, columns=[c for c in JOIN_COLUMNS if c not in ("resolution_date", "resolved", "resolved_to", "resolution_set")])

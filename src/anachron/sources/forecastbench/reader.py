@@ -3,9 +3,11 @@ from a snapshot (:mod:`anachron.sources.forecastbench`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import logging
 import os
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -14,6 +16,7 @@ import pandas as pd
 
 from anachron.io import sha256_bytes, sha256_file, utc_now
 from anachron.sources.base import SourceReader, SourceError
+from anachron.sources.forecastbench.alfred import KEY_ENV, MIN_INTERVAL, AlfredClient
 from anachron.sources.forecastbench.layout import (
     BASE_URL,
     DEFAULT_QUESTION_SETS,
@@ -28,6 +31,7 @@ from anachron.sources.forecastbench.layout import (
 from anachron.sources.forecastbench.questions import parse_question_set
 from anachron.sources.forecastbench.resolutions import parse_resolution_set
 from anachron.sources.forecastbench.table import join_questions_resolutions
+from anachron.sources.forecastbench.vintage import REVISABLE_SOURCES, resolve_first_release
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +54,18 @@ class ForecastBenchReader(SourceReader):
         ``$ANACHRON_SNAPSHOT_DIR``, then to a live fetch from :data:`BASE_URL`.
     base_url:
         Root of the raw files for live reads (a mirror may be given).
+    fred_key_env:
+        Name of the environment variable holding a FRED API key (default ``FRED_API_KEY``);
+        when it is set, a live read re-resolves FRED rows on first releases (ALFRED, see
+        :mod:`anachron.sources.forecastbench`). ``None``: never.
+    as_of:
+        ISO day bounding the first releases used (``realtime_end``); ``None``: today (UTC).
+    min_interval, sleep:
+        Seconds between ALFRED requests and the function that waits (tests pass 0).
 
     After :meth:`read`: :attr:`manifest` (one :func:`manifest_entry` per file read, with
-    ``kind`` question_set/resolution_set) and :attr:`skipped_by_reason` (see
+    ``kind`` question_set/resolution_set, and one per ALFRED series, ``kind``
+    alfred_first_release), :attr:`skipped_by_reason` and :attr:`first_release` (see
     :mod:`anachron.sources.forecastbench`). Resolution-set files in a snapshot that match no
     loaded question set are listed in :attr:`unused_files`.
 
@@ -72,6 +85,10 @@ class ForecastBenchReader(SourceReader):
         snapshot_dir: str | os.PathLike[str] | None = None,
         base_url: str = BASE_URL,
         timeout: float = 60.0,
+        fred_key_env: str | None = KEY_ENV,
+        as_of: str | None = None,
+        min_interval: float = MIN_INTERVAL,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         names = None if question_sets is None else [str(n) for n in question_sets]
         if names is not None:
@@ -84,7 +101,12 @@ class ForecastBenchReader(SourceReader):
         super().__init__(session=session, snapshot_dir=snapshot_dir)
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self.fred_key_env = fred_key_env
+        self.as_of = as_of
+        self.min_interval = min_interval
+        self.sleep = sleep
         self.unused_files: list[str] = []
+        self.first_release: dict[str, Any] = {}
 
     def _read_snapshot(self, snap: Path) -> pd.DataFrame:
         folder = snap / SNAPSHOT_SUBDIR
@@ -99,11 +121,32 @@ class ForecastBenchReader(SourceReader):
                 )
         rounds = {resolution_set_name(n) for n in names}
         self.unused_files = [p for p in sorted(p.name for p in folder.glob("*_resolution_set.json")) if p not in rounds]
-        return self._read_sets(names, functools.partial(self._snapshot_file, snap))
+        df = self._read_sets(names, functools.partial(self._snapshot_file, snap))
+        self._as_revised(df, "snapshot: no vintages, so fred and dbnomics labels are ForecastBench's, on the series as revised")
+        return df
 
     def _read_live(self, session: Any) -> pd.DataFrame:
         names = list(self.question_sets) if self.question_sets is not None else list(DEFAULT_QUESTION_SETS)
-        return self._read_sets(names, functools.partial(self._live_file, session))
+        df = self._read_sets(names, functools.partial(self._live_file, session))
+        key = os.environ.get(self.fred_key_env, "").strip() if self.fred_key_env else ""
+        if not key:
+            why = f"environment variable {self.fred_key_env} is unset or empty" if self.fred_key_env else "fred_key_env is null"
+            self._as_revised(df, f"no FRED API key ({why}): fred and dbnomics labels are ForecastBench's, on the series as revised")
+            return df
+        as_of = self.as_of or dt.datetime.now(dt.timezone.utc).date().isoformat()
+        get = functools.partial(self._get, session, timeout=self.timeout)
+        client = AlfredClient(get, key, as_of=as_of, min_interval=self.min_interval, sleep=self.sleep)
+        df, stats = resolve_first_release(df, client, self._record)
+        self.first_release = {
+            "first_release_note": (
+                f"fred rows re-resolved on values as first published on or before {as_of} (ALFRED); "
+                "dbnomics rows and failed lookups keep ForecastBench's label, on the series as revised"
+            ),
+            "first_release_as_of": as_of,
+            **stats,
+            "revised_value_rows": int(df["revised_value"].sum()),
+        }
+        return df
 
     def _manifest_extra(self, table: pd.DataFrame) -> dict[str, Any]:
         return {
@@ -111,7 +154,20 @@ class ForecastBenchReader(SourceReader):
             "question_sets": sorted(table["question_set"].unique().tolist()),
             "rows": int(len(table)),
             "fetched_at": utc_now(),
+            **self.first_release,
         }
+
+    def _as_revised(self, df: pd.DataFrame, note: str) -> None:
+        """Record that no label was re-resolved (the table keeps the join's vintage columns)."""
+        self.first_release = {
+            "first_release_note": note,
+            "first_release_as_of": None,
+            "first_release_rows": 0,
+            "first_release_flips": 0,
+            "first_release_fallbacks": {},
+            "revised_value_rows": int(df["revised_value"].sum()),
+        }
+        log.info("ForecastBench: %s (%d rows of %s)", note, self.first_release["revised_value_rows"], "/".join(REVISABLE_SOURCES))
 
     # -- helpers ----------------------------------------------------------------------------
     def _read_sets(self, names: list[str], get: Callable[[str, str, bool], tuple[bytes | None, str, str]]) -> pd.DataFrame:
@@ -185,6 +241,7 @@ def fetch(
     session: Any = None,
     question_sets: Iterable[str] | None = None,
     base_url: str = BASE_URL,
+    fred_key_env: str | None = KEY_ENV,
     **_task_options: Any,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The ``fetch_forecastbench`` entry point: one joined table and its manifest.
@@ -194,17 +251,23 @@ def fetch(
         session: injected HTTP session (tests).
         question_sets: question-set file names; ``None`` = all in the snapshot / the defaults live.
         base_url: raw-file root of the datasets repository.
+        fred_key_env: environment variable holding a FRED API key; set (live), FRED labels are
+            re-resolved on first releases. ``None``: never.
         _task_options: other keys of the ``tasks.forecast`` config block, accepted and ignored
             so that the rule may pass the whole block.
 
     Returns:
         ``(table, manifest)``: the :data:`~anachron.sources.forecastbench.table.COLUMNS` table
         (one row per single question and resolution date) and ``{"sources": [...],
-        "skipped_by_reason": {...}, "unused_files": [...], "question_sets": [...], "rows": n}``.
+        "skipped_by_reason": {...}, "unused_files": [...], "question_sets": [...], "rows": n,
+        "first_release_note": str, "first_release_as_of": day|None, "first_release_rows": n,
+        "first_release_flips": n, "first_release_fallbacks": {reason: rows}, "revised_value_rows": n}``.
 
     Raises:
         SourceError: see :class:`ForecastBenchReader`.
     """
     if _task_options:
         log.debug("fetch_forecastbench: ignoring task options %s", sorted(_task_options))
-    return ForecastBenchReader(question_sets, session=session, snapshot_dir=snapshot_dir, base_url=base_url).fetch()
+    return ForecastBenchReader(
+        question_sets, session=session, snapshot_dir=snapshot_dir, base_url=base_url, fred_key_env=fred_key_env
+    ).fetch()

@@ -6,8 +6,10 @@ from collections import Counter
 
 import pandas as pd
 
-#: Output columns, in order (:mod:`anachron.sources.forecastbench`).
-COLUMNS = [
+from anachron.sources.forecastbench.vintage import default_vintage
+
+#: Columns of the join of questions with resolutions, in order.
+JOIN_COLUMNS = [
     "question_id",
     "source",
     "question_type",
@@ -27,6 +29,10 @@ COLUMNS = [
     "resolution_set",
     "url",
 ]
+#: Which vintage decided each label (:mod:`anachron.sources.forecastbench.vintage`).
+LABEL_COLUMNS = ["label_vintage", "revised_value"]
+#: Output columns, in order (:mod:`anachron.sources.forecastbench`).
+COLUMNS = JOIN_COLUMNS + LABEL_COLUMNS
 
 
 def join_questions_resolutions(
@@ -37,7 +43,8 @@ def join_questions_resolutions(
     Duplicated questions (same due date, source, id) and resolutions (same plus resolution
     date) are dropped, first kept, and counted; so are unmatched rows on either side
     (``question_without_resolution``, ``resolution_without_question``). Returns the
-    :data:`COLUMNS` frame, sorted, with a fresh index.
+    :data:`COLUMNS` frame, sorted, with a fresh index; ``label_vintage`` / ``revised_value`` say
+    the labels are ForecastBench's (:func:`~anachron.sources.forecastbench.vintage.default_vintage`).
     """
     counts = counts if counts is not None else Counter()
     qkey = ["forecast_due_date", "source", "question_id"]
@@ -50,8 +57,8 @@ def join_questions_resolutions(
     merged = questions.merge(resolutions, on=qkey, how="outer", indicator=True)
     counts["question_without_resolution"] += int((merged["_merge"] == "left_only").sum())
     counts["resolution_without_question"] += int((merged["_merge"] == "right_only").sum())
-    out = merged.loc[merged["_merge"] == "both", COLUMNS].copy()
+    out = merged.loc[merged["_merge"] == "both", JOIN_COLUMNS].copy()
     out["resolved"] = out["resolved"].astype(bool)
     out["resolved_to"] = out["resolved_to"].astype("float64")
     out = out.sort_values(["forecast_due_date", "source", "question_id", "resolution_date"], kind="mergesort")
-    return out.reset_index(drop=True)
+    return default_vintage(out.reset_index(drop=True))

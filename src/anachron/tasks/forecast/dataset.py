@@ -2,7 +2,11 @@
 
 Definition (docs/tasks.md#forecast): binary ForecastBench questions (single questions;
 combination questions are dropped by the source reader); cutoff = the question set's freeze
-date; label = ``resolved_to`` (0 or 1, final resolutions only).
+date; label = ``resolved_to`` (0 or 1, final resolutions only). The label also says which
+vintage of the series decided it (``label_vintage``, ``revised_value``: see "Labels as first
+published" in :mod:`anachron.sources.forecastbench`); a source table without those columns
+(written before they existed) gives ``revised_value`` True for fred and dbnomics rows, False
+otherwise, and ``label_vintage`` null.
 
 Instances: one per (question, resolution date). Dataset-sourced questions (acled, dbnomics,
 fred, wikipedia, yfinance) are asked at several horizons; each resolved horizon is its own
@@ -35,8 +39,10 @@ import numpy as np
 import pandas as pd
 
 from anachron.dates import to_iso
-from anachron.frames import is_null, text_or_empty, text_or_none
+from anachron.frames import is_na, is_null, text_or_empty, text_or_none
 from anachron.sources.base import check_columns
+from anachron.sources.forecastbench.alfred import KEY_ENV
+from anachron.sources.forecastbench.vintage import REVISABLE_SOURCES
 from anachron.tasks.base import INSTANCE_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -90,6 +96,15 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "minItems": 1,
             "uniqueItems": True,
             "default": ["2024-07-21-human.json", "2025-10-26-llm.json"],
+        },
+        "fred_key_env": {
+            "description": (
+                "Name of the environment variable holding a FRED API key (the key itself never goes in config). "
+                "When it is set, a live fetch re-resolves FRED questions on values as first published (ALFRED); "
+                "null: never. Used by fetch_forecastbench."
+            ),
+            "type": ["string", "null"],
+            "default": KEY_ENV,
         },
         "base_url": {
             "description": "Raw-file root of the ForecastBench datasets repository, for live fetches.",
@@ -246,9 +261,9 @@ def build_forecast_instances(
         ``inputs`` (JSON: question, background, resolution_criteria, market_resolution_criteria,
         source, question_type, freeze_date, forecast_due_date, resolution_date (dataset questions
         only, else null), freeze_value, freeze_value_explanation, show_freeze_value), ``label``
-        (JSON: resolved_to 0/1, resolution_date), ``provenance`` (JSON: question_id, source,
-        question_set, resolution_set, url, freeze_datetime, forecast_due_date, horizon_days,
-        knowledge_cutoff_min/max, split_rule); sorted by instance id. ``exclusions`` with
+        (JSON: resolved_to 0/1, resolution_date, revised_value, label_vintage), ``provenance``
+        (JSON: question_id, source, question_set, resolution_set, url, freeze_datetime,
+        forecast_due_date, horizon_days, knowledge_cutoff_min/max, split_rule); sorted by instance id. ``exclusions`` with
         :data:`EXCLUSION_COLUMNS` (all str).
 
     Raises:
@@ -360,6 +375,15 @@ def build_forecast_instances(
     return instances, excl
 
 
+def _label_vintage(c: Mapping[str, Any]) -> dict[str, Any]:
+    """``revised_value`` and ``label_vintage`` of a source row; missing (an older table): derived
+    from the source name, and null."""
+    revised = c.get("revised_value")
+    if is_na(revised):
+        revised = text_or_empty(c.get("source")) in REVISABLE_SOURCES
+    return {"revised_value": bool(revised), "label_vintage": text_or_none(c.get("label_vintage"), is_na)}
+
+
 def _instance_row(c: dict[str, Any], split: str, cfg: dict[str, Any], lo: str, hi: str) -> dict[str, str]:
     due, freeze, resolution = c["_due"], c["_freeze"], c["_resolution"]
     is_dataset = text_or_empty(c.get("question_type")) == "dataset" or "{resolution_date}" in text_or_empty(c["question"])
@@ -386,7 +410,7 @@ def _instance_row(c: dict[str, Any], split: str, cfg: dict[str, Any], lo: str, h
         "freeze_value_explanation": text_or_none(c.get("freeze_value_explanation")),
         "show_freeze_value": bool(cfg["show_freeze_value"]),
     }
-    label = {"resolved_to": c["_y"], "resolution_date": resolution}
+    label = {"resolved_to": c["_y"], "resolution_date": resolution, **_label_vintage(c)}
     provenance = {
         "question_id": text_or_empty(c["question_id"]),
         "source": text_or_empty(c["source"]),
