@@ -87,7 +87,9 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
         for i in range(6):
             instances.append({"instance_id": instance_id(task, i), "task": task, "split": split_of(i),
                               "cutoff_date": cutoff_of(i), "inputs": json.dumps({"question": f"{task} question {i}"}),
-                              "label": json.dumps({"answer": i % 2}), "provenance": "{}"})
+                              # legal eval instances 1 and 3: labels of a revised series
+                              "label": json.dumps({"answer": i % 2, **({"revised_value": True} if task == "legal" and i in (1, 3) else {})}),
+                              "provenance": "{}"})
     for (task, method, model), per in RUN_SCORES.items():
         key = {"task": task, "method": method, "model": model}
         steps = ("draft", "supervisor") if method == "timespec" else ("answer",)

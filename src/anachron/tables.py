@@ -121,6 +121,7 @@ INSTANCES = Table(
         ("inputs", VARCHAR),
         ("label", VARCHAR),
         ("provenance", VARCHAR),
+        ("input_audit", VARCHAR),
     ),
 )
 
@@ -478,8 +479,12 @@ SCHEMA: dict[str, Table] = {
 TABLES = tuple(SCHEMA)
 
 # The column lists the producers import.
-#: Columns every task's instance table has (docs/tasks.md#instances).
-INSTANCE_COLUMNS = INSTANCES.names
+#: The input audit's column of the instance table: a JSON list of findings, ``[]`` when clean
+#: (:mod:`anachron.tasks.audit`, docs/tasks.md#input-audit).
+AUDIT_COLUMN = "input_audit"
+#: Columns every task's dataset builder returns (docs/tasks.md#instances); the stored instance
+#: table adds :data:`AUDIT_COLUMN`.
+INSTANCE_COLUMNS = [c for c in INSTANCES.names if c != AUDIT_COLUMN]
 #: Keys of a run's metadata JSON (one ``runs`` row).
 RUN_META_COLUMNS = RUNS.names
 #: Fields of a :class:`~anachron.llm.client.CallLog` record, in order; tag fields follow.

@@ -506,3 +506,15 @@ def test_every_table_and_figure_has_a_caption_and_a_category():
     assert sorted(p.stem for p in (captions / "tables").glob("*.rst")) == sorted(TABLE_NAMES)
     assert sorted(p.stem for p in (captions / "figures").glob("*.rst")) == sorted(FIGURE_NAMES)
     assert set(REPORT_LAYOUT) == set(TABLE_NAMES) | set(FIGURE_NAMES)
+
+
+def test_revised_labels(con):
+    df = _numbers(con, "revised_labels")
+    # only the runs with a revised label: the legal ones, on eval (instances 1 and 3)
+    assert set(df["task"]) == {"legal"} and set(df["split"]) == {"eval"}
+    r = _row(df, task="legal", method="temporal_hint", model="m1", split="eval")
+    assert (r["n"], r["n_revised"]) == (4, 2)
+    assert r["perf_all"] == pytest.approx(0.75) and r["perf_first_release"] == pytest.approx(1.0)
+    assert r["olr_all"] == pytest.approx(0.5) and r["olr_first_release"] == pytest.approx(0.75)
+    cells = REPORT_TABLES["revised_labels"].build(con).frame
+    assert list(cells.loc[0, ["revised labels", "Perf, all", "Perf, first-published only"]]) == ["2 (50%)", "0.750", "1.000"]

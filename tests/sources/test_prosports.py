@@ -275,6 +275,18 @@ def test_contract_list_merges_and_adds(snapshot_result):
     assert undated["signing_date"] is None and undated["date_rule"] == "missing"
 
 
+def test_a_contract_list_dated_after_the_signing_keeps_the_signing_date(tmp_path):
+    shutil.copytree(SNAPSHOTS / "nba", tmp_path / "nba")
+    lst = tmp_path / "nba" / "actual_contracts_2022.csv"
+    df = pd.read_csv(lst)
+    df.loc[df["player"] == "Ned Castellanos", "date"] = "2022-07-09"  # a later report of the July 6 signing
+    df.to_csv(lst, index=False)
+    table, _ = fetch(snapshot_dir=tmp_path)
+    ned = _row(table, "Ned Castellanos", "2022")
+    assert (ned["signing_date"], ned["date_rule"]) == ("2022-07-06", "transaction date")
+    assert "contract list dated later (2022-07-09)" in ned["note"]
+
+
 def test_missing_column_names_file_and_column(tmp_path):
     (tmp_path / "nba").mkdir()
     df = pd.read_csv(SNAPSHOTS / "nba" / "prosports_transactions_fixture.csv")

@@ -61,9 +61,11 @@ def test_toy_task_runs_through_the_whole_pipeline(toy, monkeypatch, tmp_path):
     from anachron.methods import runner
 
     # build: the task's own inputs and builder; the generic checks pass
-    instances, exclusions, manifest = build_task_dataset("toy", toy.dataset_inputs(), {"seed": 3},
-                                                         knowledge_cutoffs={"m": KNOWLEDGE_CUTOFF})
+    instances, exclusions, manifest, audit = build_task_dataset("toy", toy.dataset_inputs(), {"seed": 3},
+                                                                knowledge_cutoffs={"m": KNOWLEDGE_CUTOFF})
     assert manifest["counts"] == {"eval": 2} and list(manifest["inputs"]) == ["weather", "weather_manifest"]
+    # a task without audited fields: nothing found, every instance clean
+    assert audit.empty and set(instances["input_audit"]) == {"[]"} and manifest["input_audit"]["instances_flagged"] == 0
     assert check_instances("toy", instances, {"m": KNOWLEDGE_CUTOFF}) == []
 
     # temporal_hint through the real runner, its provider scripted

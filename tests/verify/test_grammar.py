@@ -170,3 +170,76 @@ def test_a_day_an_event_is_set_for_is_prospective():
     assert verify_claim("The premier has called a snap election for June 8, 2032.", "2032-04-18", dt.date(2032, 4, 30))["verdict"] == "clean"
     # a period a figure covers is not a schedule
     assert verify_claim("Halvorsen reported record revenue for Q2 2032.", "2032-04-18", dt.date(2032, 4, 30))["verdict"] == "leaked"
+
+
+# -- conditions, web addresses, relative time with a complement ---------------------------------
+
+CUT = dt.date(2031, 7, 1)
+
+
+@pytest.mark.parametrize("fact", [
+    "This market resolves Yes if Korvath Dynamics announces the merger between August 1, 2031 and December 31, 2031.",
+    "If no winner is declared by June 30, 2032, 11:59 PM ET, the question resolves to Other.",
+    "The contract pays a bonus unless the team misses the 2032 playoffs.",
+])
+def test_a_date_inside_a_condition_is_hypothetical(fact):
+    assert verify_claim(fact, None, CUT)["verdict"] != "leaked"
+
+
+def test_a_date_before_the_condition_still_dates_the_fact():
+    fact = "Korvath Dynamics reported record revenue in March 2032, even if margins fell."
+    assert verify_claim(fact, None, CUT)["verdict"] == "leaked"
+
+
+def test_a_date_in_a_web_address_names_a_page():
+    fact = "Resolves to the outcome of the question at https://example.org/questions/411/merger-closes-before-july-2032/."
+    assert verify_claim(fact, None, CUT)["verdict"] == "undated"
+    assert verify_claim("Korvath Dynamics closed the merger in July 2032.", None, CUT)["verdict"] == "leaked"
+
+
+def test_years_after_an_event_are_not_counted_from_an_earlier_date():
+    # the discharge came 30 years before the application; the date is the application's
+    fact = "On June 3, 2021, more than 30 years after he was discharged, Mr. Ostrander applied for benefits."
+    out = verify_claim(fact, None, CUT)
+    assert out["verdict"] == "clean" and out["effective_date"] == "2021-06-03"
+    # an adverbial "N years later" still counts from the date before it
+    assert verify_claim("He applied on June 3, 2030 and was approved two years later.", None, CUT)["verdict"] == "leaked"
+
+
+def test_text_not_written_as_of_the_cutoff_has_no_hindsight():
+    fact = "The officers subsequently arrested Ostrander, and two days later he was released."
+    assert verify_claim(fact, None, CUT)["verdict"] == "leaked"  # an answer written as of the cutoff
+    assert verify_claim(fact, None, CUT, as_of_cutoff=False)["verdict"] == "undated"  # a narrative of unknown date
+    assert verify_claim("He was held until May 4, when the charges were dropped.", None, CUT, as_of_cutoff=False)["verdict"] == "undated"
+
+
+@pytest.mark.parametrize("fact", [
+    "This market may not resolve to No until the December 2031 report is issued.",
+    "Once the September 2031 figures are published, revisions will not count.",
+    "The question resolves when the leaderboard is checked on October 31, 2031.",
+])
+def test_a_temporal_clause_in_the_present_refers_to_the_future(fact):
+    assert verify_claim(fact, None, CUT)["verdict"] != "leaked"
+
+
+def test_a_temporal_clause_in_the_past_dates_the_fact():
+    assert verify_claim("Once the September 2031 figures were published, the stock fell.", None, CUT)["verdict"] == "leaked"
+    # an initial or a title does not end the sentence that holds the condition
+    fact = "The market resolves Yes if Robert F. Kennedy Jr. announces a finding by October 31, 2031."
+    assert verify_claim(fact, None, CUT)["verdict"] != "leaked"
+
+
+@pytest.mark.parametrize("text", ["Arizona enacted H.B. 2031, which restricts ballot collection.",
+                                  "The legislature passed Senate Bill 2032 in committee.",
+                                  "The court docketed it as Case No. 2033."])
+def test_a_number_that_names_a_bill_or_a_case_is_no_year(text):
+    assert [p.text for p in find_periods(text)] == []
+    assert verify_claim(text, None, CUT)["verdict"] == "undated"
+
+
+def test_a_year_after_of_is_still_a_year_and_a_dotted_abbreviation_ends_no_sentence():
+    from anachron.verify.citations import split_sentences
+
+    assert [p.text for p in find_periods("the Voting Rights Act of 2032")] == ["2032"]
+    assert split_sentences("Arizona passed H.B. 2031, which bans it. The U.S. Supreme Court heard it.") == [
+        "Arizona passed H.B. 2031, which bans it.", "The U.S. Supreme Court heard it."]

@@ -64,9 +64,11 @@ rule build_dataset:
         instances="results/datasets/{task}.parquet",
         exclusions="results/datasets/{task}.exclusions.parquet",
         manifest="results/datasets/{task}.manifest.json",
+        audit="results/datasets/{task}.audit.parquet",
     params:
         task_config=lambda wildcards: config["tasks"][wildcards.task],
         knowledge_cutoffs={name: config["models"][name]["knowledge_cutoff"] for name in MODELS},
+        leak_on_same_day=config["leak_on_same_day"],
     conda:
         "../../environment.yml"
     log:
@@ -79,6 +81,7 @@ rule verify_dataset:
     input:
         datasets=expand("results/datasets/{task}.parquet", task=TASKS),
         manifests=expand("results/datasets/{task}.manifest.json", task=TASKS),
+        audits=expand("results/datasets/{task}.audit.parquet", task=TASKS),
     output:
         report="results/datasets/report.md",
     params:

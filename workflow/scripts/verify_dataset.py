@@ -17,7 +17,8 @@ with log_to(sm.log[0]) as log:
     manifests = {Path(p).name.split(".")[0]: json.loads(Path(p).read_text()) for p in sm.input.manifests}
     cutoffs = {name: m["knowledge_cutoff"] for name, m in sm.params.models.items()}
     problems = [p for task, df in frames.items() for p in check_instances(task, df, cutoffs)]
-    report = dataset_report(frames, problems, manifests)
+    audits = {Path(p).name.split(".")[0]: pd.read_parquet(p) for p in sm.input.audits}
+    report = dataset_report(frames, problems, manifests, audits)
     log.info("\n%s", report)
     if problems:
         raise SystemExit("dataset verification failed:\n" + "\n".join(problems))

@@ -164,6 +164,12 @@ class Task(ABC):
     rag_query_counts: ClassVar[tuple[int, int]] = (3, 6)
     #: RAG: fallback query templates, tried aspect by aspect over the instance's subjects.
     rag_query_aspects: ClassVar[tuple[str, ...]] = DEFAULT_QUERY_ASPECTS
+    #: How the cutoff is chosen: the day before the outcome could first be known (docs/tasks.md);
+    #: a label's own ``cutoff_rule`` key, where a task sets one, says it per instance.
+    cutoff_rule: ClassVar[str] = "the day before the outcome could first be known"
+    #: Input keys holding text others wrote (a case's facts, a question's background): the input
+    #: audit reads them as evidence (:mod:`anachron.tasks.audit`). Default: none.
+    audit_fields: ClassVar[tuple[str, ...]] = ()
     #: JSON Schema of the task's config block ``tasks.<name>``; None: its package's ``CONFIG_SCHEMA``
     #: (:func:`anachron.tasks.registry.task_config_schema`), or no settings.
     config_schema: ClassVar[dict[str, Any] | None] = None
@@ -232,6 +238,12 @@ class Task(ABC):
 
     def overlap_problems(self, instances: pd.DataFrame) -> list[str]:
         """Task-specific train/eval overlap violations of an instance table (default: none)."""
+        return []
+
+    def audit_across(self, instances: pd.DataFrame) -> list[dict[str, Any]]:
+        """Input-audit findings across instances (one dict per finding, with the keys of
+        :data:`anachron.tasks.audit.AUDIT_COLUMNS`), such as an outcome stated in another
+        instance's input available at the same cutoff. Default: none."""
         return []
 
     # -- claims ----------------------------------------------------------------------------

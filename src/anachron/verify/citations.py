@@ -60,7 +60,7 @@ def split_sentences(text: str) -> list[str]:
             word = re.search(r"([A-Za-z.]+)$", before)
             if m[1] == "." and word:
                 w = word[1].lower().strip(".")
-                if w in _ABBREV or (len(w) == 1 and word[1][-1:].isalpha()):
+                if w in _ABBREV or (len(w) == 1 and word[1][-1:].isalpha()) or re.fullmatch(r"(?:[a-z]\.)+[a-z]", w):
                     continue
             pieces.append(block[start:end])
             start = end

@@ -95,6 +95,12 @@ _PART = re.compile(
     rf"\b(?P<q>early|mid|late|(?:beginning|start|middle|end)\s+of)(?:\s*-\s*|\s+)(?:the\s+)?(?:(?P<m>{_MONTH_RE})\.?,?\s+)?(?P<y>{_Y})\b(?![-–/]\d)",
     re.I,
 )
+#: A noun that a number identifies rather than dates ("H.B. 2023", "Senate Bill 2019", "Case No.
+#: 2020", "Proposition 2022", "Route 2020"), right before the number ("the Act of 2019" is a year).
+_IDENTIFIER_BEFORE = re.compile(
+    r"(?:\b(?:[HS]\.\s?[BFRJ]|[HS][BFRJ]|Bill|No|Nos|Number|Docket|Proposition|Prop|Measure|Ordinance|Resolution|"
+    r"Route|Highway|Flight|Model|Form|Rule|Section|Sec|Chapter|Article|Item|Unit|Suite|Room|Box)\.?|[#§])\s*$"
+)
 _YEAR = re.compile(r"(?<![\d$.,-])((?:19|20)\d{2})(?![\d%])(?!\s*(?:million|billion|bn|m\b|shares|employees|stores))")
 
 #: Dates written without a year: "March 3", "Aug. 19", "3rd of March", "in March", "late March".
@@ -377,6 +383,8 @@ def _scan(text: str) -> list[Period]:
             mo = int(m[2])
             add(m, _month_period(int(m[1]), mo, m[0], m.start()) if 1 <= mo <= 12 else None)
     for m in _YEAR.finditer(text):
+        if _IDENTIFIER_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+            continue  # "H.B. 2023", "Senate Bill 2019", "No. 2020": a number that names, not a year
         y = int(m[1])
         add(m, Period("year", dt.date(y, 1, 1), dt.date(y, 12, 31), m[0], m.start()))
     found.sort(key=lambda p: p.pos)
@@ -475,10 +483,12 @@ _COUNT = {
     "twelve": (12, 12), "few": (2, 9), "a few": (2, 9), "several": (2, 9),
 }
 #: Dates given relative to an earlier date of the same text: "two weeks later", "later that
-#: month", "the following year", "the same day".
+#: month", "the following year", "the same day". "N years after" counts only as an adverb ("two
+#: days after, ..."): with a complement ("30 years after he was discharged", "a year after the
+#: merger") the anchor is the complement's event, not the text's earlier date.
 _RELATIVE = re.compile(
     r"\b(?:(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:a\s+)?few|several)\s+"
-    r"(?P<unit>day|week|month|year)s?\s+(?:later|after(?:wards?)?\b(?!\s+(?:the|a|an|his|her|its|their)\b)|afterwards?)"
+    r"(?P<unit>day|week|month|year)s?\s+(?:later|afterwards?|after(?=\s*(?:[,;:.)—–]|$)))"
     r"|later\s+(?:that|the\s+same)\s+(?P<rest>day|week|month|year)"
     r"|(?:the\s+)?(?:following|subsequent)\s+(?P<next>day|week|month|year)"
     r"|the\s+next\s+(?P<next2>day|week|month|year)"
@@ -669,6 +679,15 @@ def normalize_declared(value: str | None) -> DeclaredDate:
 
 #: Quoted spans: "...", “...”, ‘...’ (straight single quotes are apostrophes too often).
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’")
+
+
+_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
+
+
+def without_urls(text: str) -> str:
+    """``text`` with web addresses blanked out (same length): a date in an address
+    ("/ai-solves-millennium-problem-before-july-2025/") names a page, it states nothing."""
+    return _URL.sub(lambda m: " " * len(m[0]), text or "") if "http" in text or "www." in text else text
 
 
 def unquoted(text: str) -> str:

@@ -95,6 +95,7 @@ def verify_claim(
     layers: tuple[str, ...] = LAYERS,
     leak_on_same_day: bool = False,
     corpus: CorpusLayer | None = None,
+    as_of_cutoff: bool = True,
 ) -> dict[str, Any]:
     """Verify one claim; returns the verdict fields of :data:`CLAIM_COLUMNS` and ``declared_only``.
 
@@ -117,6 +118,9 @@ def verify_claim(
         layers: which of ``grounded``, ``corpus``, ``rules`` to apply.
         leak_on_same_day: if True, a claim dated on the cutoff day leaks too.
         corpus: the corpus layer (:class:`~anachron.verify.layers.corpus.CorpusLayer`), or None.
+        as_of_cutoff: the text was written as of the cutoff (a model's answer), so relative time
+            ("later", "that summer") and dates without a year are read from the cutoff; False for
+            text of unknown date (an instance's own input), where they name no date.
     """
     fact = fact if isinstance(fact, str) else ""
     declared = normalize_declared(declared_raw)
@@ -137,7 +141,7 @@ def verify_claim(
     content = None
     if "rules" in layers:
         content = date_content(
-            fact, declared=declared.date, cutoff=cutoff, calendar=lambda: fiscal_calendar(grounding, fact, instance or {})
+            fact, declared=declared.date, cutoff=cutoff if as_of_cutoff else None, calendar=lambda: fiscal_calendar(grounding, fact, instance or {})
         )
     out.update(decide(content, declared, cutoff, leak_on_same_day))
     return out

@@ -451,3 +451,14 @@ def test_overlap_check_reports_shared_names(built):
     inst.at[tr, "inputs"] = json.dumps(inputs)
     assert any("case names" in p for p in legal_overlap_problems(inst))
     assert np.isfinite(len(inst))
+
+
+def test_an_early_disclosure_moves_the_cutoff_before_it():
+    from anachron.tasks.legal.dataset import EARLY_DISCLOSURES, RULE_DECISION, cutoff_of
+
+    day, rule = cutoff_of("19-1392", "2022-06-24", appellate=False)  # Dobbs: the draft opinion published May 2
+    assert day == "2022-05-01" and rule.startswith("the day before an early disclosure") and "2022-05-02" in rule
+    assert cutoff_of("No. 19-1392", "2022-06-24", appellate=False)[0] == "2022-05-01"  # any docket spelling
+    assert cutoff_of("20-1199", "2023-06-29", appellate=False) == ("2023-06-28", RULE_DECISION)
+    assert cutoff_of("19-1392", "2022-06-24", appellate=True) == ("2022-06-23", RULE_DECISION)  # another court's docket
+    assert all(d[0] <= "2100" and d[1] for d in EARLY_DISCLOSURES.values())

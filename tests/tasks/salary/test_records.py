@@ -5,6 +5,7 @@ import datetime as dt
 import pandas as pd
 
 from anachron.tasks.salary.records import SigningRecords, open_signing_records
+from anachron.tasks.salary.windows import window_table
 from anachron.verify.pipeline import verify_claim
 
 RECORDS = pd.DataFrame([
@@ -28,15 +29,17 @@ def _grounding(monkeypatch):
     monkeypatch.setattr(g, "team_in", lambda text, team, league=None, skip="": str(team) in text)
     monkeypatch.setattr(g, "team_key", lambda league, team: str(team) if team else None)
     monkeypatch.setattr(g, "teams_named", lambda text, league, skip="": {t for t in ("Herons", "Comets", "Falcons") if t in text})
-    return SigningRecords([RECORDS])
+    # the test league's windows open on June 30, as the NBA's do since 2019
+    return SigningRecords([RECORDS], window_table({"NBA": {y: f"{y}-06-30" for y in range(2030, 2034)}}))
 
 
 def test_a_later_contract_of_the_player_takes_its_record_date(monkeypatch):
     g = _grounding(monkeypatch)
     fact = "Wrenfield agreed to a three-year, $26 million deal with the Comets."
     v = g.check(fact, dict(CTX))
-    assert v is not None and v.effective_date == dt.date(2033, 7, 1) and not v.outcome
-    assert "signing record" in v.reason
+    # signed July 1 and first public when the window opened, June 30
+    assert v is not None and v.effective_date == dt.date(2033, 6, 30) and not v.outcome
+    assert "signing record" in v.reason and "first public 2033-06-30" in v.reason
     out = verify_claim(fact, "2031-06-01", CUTOFF, instance=dict(CTX), grounding=g)
     assert out["verdict"] == "leaked" and out["layer"] == "grounded"
 
@@ -50,7 +53,7 @@ def test_the_instance_contract_is_the_outcome(monkeypatch):
 def test_another_player_named_in_full_and_an_unmatched_claim(monkeypatch):
     g = _grounding(monkeypatch)
     v = g.check("Marlon Oduya signed a four-year, $80 million contract with the Comets.", dict(CTX))
-    assert v is not None and v.effective_date == dt.date(2032, 7, 3)
+    assert v is not None and v.effective_date == dt.date(2032, 6, 30)
     # a surname two players share, without the first name: no record is chosen
     assert g.check("Oduya signed a four-year, $80 million contract with the Comets.", dict(CTX)) is None
     # a contract no record holds (another amount, another team): left to the other layers
@@ -67,12 +70,22 @@ def test_without_tables_only_the_own_contract_is_checked(tmp_path):
     assert isinstance(g, SigningRecords) and g.n_records == 4
 
 
-def test_a_stated_length_must_be_the_record_and_a_signing_just_after_the_cutoff_decides_nothing(monkeypatch):
+def test_a_stated_length_must_be_the_record_and_a_record_straddling_the_cutoff_decides_nothing(monkeypatch):
     g = _grounding(monkeypatch)
+    fact = "Wrenfield agreed to a three-year, $26 million deal with the Comets."
     # five years is not the three-year record, even when the per-year amount is close
     assert g.check("Wrenfield agreed to a five-year, $44 million deal with the Comets.", dict(CTX)) is None
-    # a transaction a week after the cutoff may have been agreed (and reported) before it
-    ctx = {**CTX, "cutoff_date": "2033-06-25"}
-    assert g.check("Wrenfield agreed to a three-year, $26 million deal with the Comets.", ctx) is None
-    far = {**CTX, "cutoff_date": "2033-05-01"}
-    assert g.check("Wrenfield agreed to a three-year, $26 million deal with the Comets.", far).effective_date == dt.date(2033, 7, 1)
+    # cutoff on the window's first day, signed the day after: reported before the cutoff or not
+    assert g.check(fact, {**CTX, "cutoff_date": "2033-06-30"}) is None
+    # a cutoff before the window opened: the deal cannot have been public yet
+    assert g.check(fact, {**CTX, "cutoff_date": "2033-06-25"}).effective_date == dt.date(2033, 6, 30)
+    # signed on or before the cutoff: clean
+    assert g.check(fact, {**CTX, "cutoff_date": "2033-07-01"}).effective_date <= dt.date(2033, 7, 1)
+
+
+def test_a_record_outside_the_window_table_keeps_a_report_lead(monkeypatch):
+    _grounding(monkeypatch)
+    g = SigningRecords([RECORDS], window_table())  # no windows for the 2030s
+    fact = "Wrenfield agreed to a three-year, $26 million deal with the Comets."
+    assert g.check(fact, {**CTX, "cutoff_date": "2033-06-25"}) is None  # within 14 days before the signing
+    assert g.check(fact, {**CTX, "cutoff_date": "2033-05-01"}).effective_date == dt.date(2033, 6, 17)

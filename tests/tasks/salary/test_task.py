@@ -132,10 +132,10 @@ def test_instances_and_exclusions(tables):
     assert set(excl.columns) >= {"reason", "detail"}
 
 
-def test_cutoff_is_day_before_signing_and_payloads(tables):
+def test_cutoff_is_day_before_the_window_and_payloads(tables):
     inst, _ = build_salary_instances(tables, {}, knowledge_cutoffs=KC)
     wes = _by_player(inst)["Wes Hollander"]
-    assert wes["cutoff_date"] == "2021-08-02"
+    assert wes["cutoff_date"] == "2021-08-01"  # signed Aug 3; the 2021 NBA window opened Aug 2
     assert json.loads(wes["inputs"]) == {
         "sport": "basketball",
         "league": "NBA",
@@ -146,10 +146,11 @@ def test_cutoff_is_day_before_signing_and_payloads(tables):
     label = json.loads(wes["label"])
     assert label["aav"] == 20_500_000 and label["total_value"] == 82_000_000 and label["years"] == 4
     assert (label["team"], label["previous_team"], label["signing_date"]) == ("Suns", "Pacers", "2021-08-03")
+    assert (label["cutoff_rule"], label["window_opens"]) == ("negotiating window", "2021-08-02")
     prov = json.loads(wes["provenance"])
     assert prov["source"] == "nba" and prov["origin"] == "test:Wes Hollander"
     viktor = _by_player(inst)["Viktor Lahtinen"]
-    assert viktor["cutoff_date"] == "2021-06-30"  # July 1 fallback - 1 day
+    assert viktor["cutoff_date"] == "2021-07-27"  # no date: the 2021 NHL market opened July 28
     assert json.loads(viktor["label"])["date_rule"] == "free-agency opening fallback"
     assert json.loads(viktor["inputs"])["sport"] == "ice hockey"
 
@@ -196,7 +197,11 @@ def test_unconfigured_league_and_bad_config(tables):
         pd.DataFrame([signing("Bo Rains", "2022-03-16", "Hawks", "Vipers", 9e6, league="XFL")])
     )
     inst, excl = build_salary_instances(tables, {}, knowledge_cutoffs=KC)
-    assert _by_player(inst)["Dev Carter"]["split"] == "train"
+    assert ("Dev Carter", "no_negotiating_window") in set(zip(excl["player"], excl["reason"]))
+    windows = {"negotiating_windows": {"NFL": {"2022": "2022-03-14"}}}
+    inst, excl = build_salary_instances(tables, windows, knowledge_cutoffs=KC)
+    carter = _by_player(inst)["Dev Carter"]
+    assert carter["split"] == "train" and carter["cutoff_date"] == "2022-03-13"
     assert ("Bo Rains", "league_not_configured") in set(zip(excl["player"], excl["reason"]))
     with pytest.raises(ValueError, match="unknown key"):
         build_salary_instances(tables, {"nba_threshold": 1}, knowledge_cutoffs=KC)
@@ -233,7 +238,7 @@ def test_from_fixture_sources():
     nhl, _ = spotrac.fetch(snapshot_dir=SNAPSHOTS)
     inst, excl = build_salary_instances({"nba": nba, "nhl": nhl}, {}, knowledge_cutoffs=KC)
     rows = _by_player(inst)
-    assert rows["Ricky Baptiste"]["split"] == "eval" and rows["Ricky Baptiste"]["cutoff_date"] == "2019-07-06"
+    assert rows["Ricky Baptiste"]["split"] == "eval" and rows["Ricky Baptiste"]["cutoff_date"] == "2019-06-29"
     assert rows["Cole Brandvold"]["split"] == "train"  # its garbled AAV was recomputed to $3M
     assert rows["Noah Kessler"]["split"] == "control"
     assert "Tobias Lindqvist" not in rows and "Mats Ekdahl" not in rows
@@ -326,7 +331,7 @@ def test_grounding_context_and_entities(row):
     task = SalaryTask()
     ctx = task.grounding_context(row)
     assert ctx == {
-        "cutoff_date": "2021-08-06",
+        "cutoff_date": "2021-08-01",
         "player": "Idris Kamara",
         "league": "NBA",
         "team": "Knicks",

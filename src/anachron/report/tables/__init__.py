@@ -42,6 +42,7 @@ TABLES: dict[str, str] = {
     "dclr": "2 Decision-critical leakage",
     "coverage": "1 Leakage and performance",
     "olr_bins": "1 Leakage and performance",
+    "revised_labels": "1 Leakage and performance",
     "cost": "5 Cost",
     "enforcement": "3 Retrieval",
     "calibration": "4 Verifier",

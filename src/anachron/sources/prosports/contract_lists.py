@@ -81,7 +81,7 @@ def merge_contract_lists(
     A list row whose player (any alias) and year match a note signing is the same
     contract: it is merged (counted as a duplicate) — the earlier of the two dates becomes
     ``signing_date`` (an announcement precedes the official signing; ``date_rule`` says
-    which), the note's teams and figures are kept, and a "sign-and-trade" in the list's
+    which; a list date after the signing is a later report, noted in ``note``), the note's teams and figures are kept, and a "sign-and-trade" in the list's
     source link sets the flag. Other list rows become new signings, with teams from the
     season rosters (:class:`SeasonTeams`): ``team`` is the player's team in the season
     after the offseason and ``previous_team`` his team in the season that ended before it
@@ -125,6 +125,9 @@ def merge_contract_lists(
             if date and date < out.at[hit, "signing_date"]:
                 out.at[hit, "signing_date"] = date
                 out.at[hit, "date_rule"] = "announcement date (contract list)"
+            elif date and date > out.at[hit, "signing_date"]:
+                # an "announcement" after the signing is a later report: the signing date stands
+                out.at[hit, "note"] = f"{out.at[hit, 'note']}; contract list dated later ({date}): signing date kept"
             out.at[hit, "origin"] = f"{out.at[hit, 'origin']} + {r['origin']}"
             if snt:
                 out.at[hit, "sign_and_trade"] = True

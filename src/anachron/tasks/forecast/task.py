@@ -7,6 +7,7 @@ from typing import Any
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.forecast.claims import OUTCOME_NOUNS, outcome_rule
+from anachron.tasks.forecast.crossref import answers_in_other_questions
 from anachron.tasks.forecast.calibration import ForecastPlanter
 from anachron.tasks.forecast.dataset import SOURCE_TABLE, build_forecast_instances
 from anachron.tasks.forecast.grounding import make_forecast_grounding
@@ -23,6 +24,8 @@ class ForecastTask(ProbabilityTask):
     prediction_aliases = ("probability", "probability_yes", "forecast")
     sources = (SOURCE_TABLE,)
     outcome_nouns = OUTCOME_NOUNS
+    cutoff_rule = "the question set's freeze date (the question was open then)"
+    audit_fields = ("question", "background", "resolution_criteria", "market_resolution_criteria", "freeze_value_explanation")
     # hooks implemented by the package's modules
     outcome_rule = staticmethod(outcome_rule)
     make_grounding = staticmethod(make_forecast_grounding)
@@ -83,6 +86,10 @@ class ForecastTask(ProbabilityTask):
             resolved_to=label["resolved_to"],
         )
         return ctx
+
+    def audit_across(self, instances):
+        """Answers stated in other questions of the same freeze date (:mod:`anachron.tasks.forecast.crossref`)."""
+        return answers_in_other_questions(instances, self.grounding_context)
 
     def describe(self, inputs):
         q = inputs.get("question", "")

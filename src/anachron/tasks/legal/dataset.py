@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from anachron.sources.base import check_columns
+from anachron.sources.dockets import normalize_docket
 from anachron.tasks.base import INSTANCE_COLUMNS
 from anachron.tasks.legal.appellate import COURT_NAMES, appellate_candidates
 from anachron.tasks.legal.cells import int_or_none as _int
@@ -120,6 +121,26 @@ def _day_before(iso: str) -> str:
     return (pd.Timestamp(iso) - pd.Timedelta(days=1)).date().isoformat()
 
 
+#: Decisions made public before the Court announced them: normalised docket -> (day, what). The
+#: cutoff is the day before the disclosure. Politico published the draft majority opinion of
+#: Dobbs v. Jackson Women's Health Organization on 2022-05-02 (decided 2022-06-24).
+EARLY_DISCLOSURES: dict[str, tuple[str, str]] = {
+    "19-1392": ("2022-05-02", "draft majority opinion published by Politico"),
+}
+#: ``cutoff_rule`` of a decision announced on its day, and of one disclosed before.
+RULE_DECISION = "the day before the decision"
+RULE_DISCLOSURE = "the day before an early disclosure"
+
+
+def cutoff_of(docket: Any, decision_date: str, appellate: bool) -> tuple[str, str]:
+    """``(cutoff, cutoff_rule)`` of a decision: the day before it, or before an earlier
+    disclosure of it (:data:`EARLY_DISCLOSURES`, Supreme Court dockets only)."""
+    early = None if appellate else EARLY_DISCLOSURES.get(normalize_docket(docket) or "")
+    if early and early[0] < decision_date:
+        return _day_before(early[0]), f"{RULE_DISCLOSURE} ({early[0]}: {early[1]})"
+    return _day_before(decision_date), RULE_DECISION
+
+
 def _instance(row: Mapping[str, Any], split: str, cfg: dict[str, Any]) -> dict[str, Any]:
     r = {k: _none(v) for k, v in dict(row).items()}
     appellate = r["source"] != "oyez"
@@ -138,11 +159,13 @@ def _instance(row: Mapping[str, Any], split: str, cfg: dict[str, Any]) -> dict[s
         "facts": facts,
         "question": question,
     }
+    cutoff, rule = cutoff_of(r.get("docket"), str(r["decision_date"]), appellate)
     label = {
         "petitioner_wins": int(r["label"]),
         "outcome": "petitioner" if int(r["label"]) == 1 else "respondent",
         "decision_date": r["decision_date"],
         "label_source": r["label_source"],
+        "cutoff_rule": rule,
     }
     if appellate:
         label["disposition"] = r.get("disposition")
@@ -176,7 +199,7 @@ def _instance(row: Mapping[str, Any], split: str, cfg: dict[str, Any]) -> dict[s
         "instance_id": re.sub(r"[^A-Za-z0-9._-]+", "_", iid),
         "task": TASK,
         "split": split,
-        "cutoff_date": _day_before(r["decision_date"]),
+        "cutoff_date": cutoff,
         "inputs": json.dumps(inputs, ensure_ascii=False),
         "label": json.dumps(label, ensure_ascii=False),
         "provenance": json.dumps(provenance, ensure_ascii=False, sort_keys=True),
@@ -317,7 +340,7 @@ def build_legal_instances(
     latest_kc = max((str(v) for v in (knowledge_cutoffs or {}).values()), default=None)
     control_rows = []
     for _, r in control_cand.iterrows():
-        cutoff = _day_before(r["decision_date"])
+        cutoff = cutoff_of(r.get("docket"), str(r["decision_date"]), r["source"] != "oyez")[0]
         if latest_kc is not None and cutoff <= latest_kc:
             excl.append({**{k: r[k] for k in ("source", "term", "docket", "case_name")}, "reason": REASON_CONTROL_EARLY,
                          "detail": f"cutoff {cutoff} not after the latest knowledge cutoff {latest_kc}"})

@@ -25,6 +25,8 @@ class LegalTask(ProbabilityTask):
     prediction_aliases = ("probability_petitioner", "probability", "p_petitioner")
     sources = REQUIRED_TABLES + OPTIONAL_TABLES
     outcome_nouns = OUTCOME_NOUNS
+    cutoff_rule = "the day before the decision"  # each label's cutoff_rule (tasks.legal.dataset.cutoff_of)
+    audit_fields = ("facts", "question")
     # hooks implemented by the package's modules
     outcome_rule = staticmethod(outcome_rule)
     is_consequence = staticmethod(is_consequence)

@@ -5,9 +5,12 @@ the free-agent contract of a player who changed teams. Training instances come f
 NHL (and the NFL / MLB where a table exists), evaluation instances from the NBA, a sport
 held out of training. Thresholds: AAV >= $3M for the NHL and >= $5M for the NFL and MLB
 (the paper's); the NBA threshold is configurable (default $3M, see :data:`CONFIG_SCHEMA`).
-The cutoff is the day before the signing (or its announcement); signings without a date
-are dated by the league's free-agency opening (NHL: July 1; recorded by the source as
-``date_rule`` "free-agency opening fallback").
+The cutoff is the day before the contract could first be known: the day before the league's
+negotiating window opened for that offseason, unless the source dates the announcement earlier;
+signings long after the window keep their own date (:func:`anachron.tasks.salary.windows.salary_cutoff`,
+the window table :data:`~anachron.tasks.salary.windows.NEGOTIATING_WINDOWS`). Signings without a
+date (the NHL tables; the source's ``date_rule`` "free-agency opening fallback") take their
+year's window.
 
 Inputs are the ``signings`` tables of the sources ``nba`` and ``nhl``
 (:data:`anachron.sources.signings.SIGNING_COLUMNS`); any further table with the same
@@ -34,6 +37,14 @@ from anachron.sources.base import check_columns
 from anachron.sources.player_names import normalize_name
 from anachron.sources.signings import SIGNING_COLUMNS
 from anachron.tasks.base import INSTANCE_COLUMNS
+from anachron.tasks.salary.windows import (
+    EARLY_DAYS,
+    LATE_REPORT_LEAD_DAYS,
+    WINDOW_SPAN_DAYS,
+    WindowError,
+    salary_cutoff,
+    window_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +78,7 @@ REASON_SNT = "sign_and_trade_excluded"
 REASON_BELOW_MIN = "below_min_aav"
 REASON_DUPLICATE = "duplicate_player_year"
 REASON_OVERLAP = "overlap_with_eval"
+REASON_NO_WINDOW = "no_negotiating_window"
 
 #: JSON Schema (draft 2020-12) of the ``tasks.salary`` config block.
 CONFIG_SCHEMA: dict[str, Any] = {
@@ -74,7 +86,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "title": "tasks.salary",
     "description": (
         "Free-agent contract AAV (docs/tasks.md#salary): train on NHL (and NFL/MLB where data exist), "
-        "evaluate on NBA, cutoff = day before the signing. Built from the sources nba and nhl."
+        "evaluate on NBA, cutoff = the day before the contract could first be known (the negotiating window's "
+        "opening). Built from the sources nba and nhl."
     ),
     "type": "object",
     "additionalProperties": False,
@@ -135,6 +148,39 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "type": "boolean",
             "default": True,
         },
+        "negotiating_windows": {
+            "description": (
+                "Extra or corrected negotiating windows: league -> {year: ISO day terms could first be agreed}, "
+                "over the task's table (anachron.tasks.salary.windows.NEGOTIATING_WINDOWS, with its sources)."
+            ),
+            "type": "object",
+            "additionalProperties": {"type": "object", "additionalProperties": {"type": "string", "format": "date"}},
+            "default": {},
+        },
+        "window_span_days": {
+            "description": (
+                "A contract dated at most this many days after its window opened takes the window's cutoff (the day "
+                "before it opened); later ones are dated by themselves."
+            ),
+            "type": "integer",
+            "minimum": 0,
+            "default": WINDOW_SPAN_DAYS,
+        },
+        "early_report_days": {
+            "description": "An announcement at most this many days before a window opened belongs to that offseason.",
+            "type": "integer",
+            "minimum": 0,
+            "default": EARLY_DAYS,
+        },
+        "late_report_lead_days": {
+            "description": (
+                "A late signing known only by its signing date is dated this many days earlier (it may have been "
+                "agreed and reported before it was signed)."
+            ),
+            "type": "integer",
+            "minimum": 0,
+            "default": LATE_REPORT_LEAD_DAYS,
+        },
         "control_after_knowledge_cutoff": {
             "description": (
                 "Signings whose cutoff lies after every configured model's knowledge cutoff go to the control split "
@@ -161,10 +207,19 @@ def _config(task_config: Mapping[str, Any] | None) -> dict[str, Any]:
         raise ValueError(f"tasks.salary: eval_league {cfg['eval_league']!r} is also a training league (train_min_aav)")
     if int(cfg["eval_end_year"]) < int(cfg["eval_start_year"]):
         raise ValueError("tasks.salary: eval_end_year is before eval_start_year")
-    for key in ("eval_min_aav",):
+    for key in ("eval_min_aav", "window_span_days", "early_report_days", "late_report_lead_days"):
         if float(cfg[key]) < 0:
             raise ValueError(f"tasks.salary.{key} must be >= 0")
+    cfg["windows"] = window_table(cfg["negotiating_windows"])
     return cfg
+
+
+def dated_by(date_rule: Any) -> str:
+    """What a source's signing date is, from its ``date_rule``: announcement, fallback or signing."""
+    rule = str(date_rule or "").lower()
+    if rule == FALLBACK_DATE_RULE or "fallback" in rule:
+        return "fallback"
+    return "announcement" if "announce" in rule else "signing"
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -208,13 +263,17 @@ def build_salary_instances(
     (``below_min_aav``); one contract per (league, player, year)
     (``duplicate_player_year``, the earliest kept). A training player-year that also is an
     eval player-year (same normalised name and year) is dropped from training
-    (``overlap_with_eval``). Cutoff = signing date - 1 day.
+    (``overlap_with_eval``). Cutoff: :func:`~anachron.tasks.salary.windows.salary_cutoff` (the
+    day before the negotiating window opened, the announcement's eve, or a late signing's own
+    date); a signing whose offseason has no window in the table is excluded
+    (``no_negotiating_window``).
 
     Returns:
         ``instances`` with :data:`~anachron.tasks.base.INSTANCE_COLUMNS` — ``instance_id``
         ``salary-<split>-<league>-<year>-<player-slug>``, ``inputs`` JSON {sport, league,
         year, player, status}, ``label`` JSON {aav, total_value (USD), years, team,
-        previous_team, signing_date, date_rule, sign_and_trade, re_signing}, ``provenance``
+        previous_team, signing_date, date_rule, cutoff_rule, window_opens, sign_and_trade,
+        re_signing}, ``provenance``
         JSON {source, origin, note, seed} — in a seeded stable order; ``exclusions`` with
         :data:`EXCLUSION_COLUMNS`.
 
@@ -293,12 +352,25 @@ def build_salary_instances(
         if aav < threshold:
             exclude(r, REASON_BELOW_MIN, f"AAV ${aav:,.0f} < ${threshold:,.0f}")
             continue
+        try:
+            cut = salary_cutoff(
+                league,
+                day.date(),
+                dated_by(r["date_rule"]),
+                cfg["windows"],
+                span_days=int(cfg["window_span_days"]),
+                early_days=int(cfg["early_report_days"]),
+                report_lead_days=int(cfg["late_report_lead_days"]),
+            )
+        except WindowError as exc:
+            exclude(r, exc.reason, exc.detail)
+            continue
         key = (league, normalize_name(r["player"]), year)
         if key in seen:
             exclude(r, REASON_DUPLICATE, f"another {league} contract of this player in {year} is kept")
             continue
         seen.add(key)
-        kept.append({"row": r, "league": league, "year": year, "aav": float(aav), "is_eval": is_eval})
+        kept.append({"row": r, "league": league, "year": year, "aav": float(aav), "is_eval": is_eval, "cutoff": cut})
 
     eval_player_years = {(normalize_name(k["row"]["player"]), k["year"]) for k in kept if k["is_eval"]}
     rows: list[dict[str, Any]] = []
@@ -308,7 +380,7 @@ def build_salary_instances(
         if not k["is_eval"] and (normalize_name(r["player"]), year) in eval_player_years:
             exclude(r, REASON_OVERLAP, f"same player name and year as an {eval_league} eval instance")
             continue
-        cutoff = (r["_date"] - pd.Timedelta(days=1)).date().isoformat()
+        cutoff = k["cutoff"].day.isoformat()
         split = "eval" if k["is_eval"] else "train"
         if hi is not None and cutoff > hi:
             split = "control"
@@ -335,6 +407,8 @@ def build_salary_instances(
             "previous_team": _str_or_none(r["previous_team"]),
             "signing_date": r["_date"].date().isoformat(),
             "date_rule": _str_or_none(r["date_rule"]),
+            "cutoff_rule": k["cutoff"].rule,
+            "window_opens": k["cutoff"].window.opens.isoformat() if k["cutoff"].window else None,
             "sign_and_trade": bool(_flag(r["sign_and_trade"])),
             "re_signing": _flag(r["re_signing"]),
         }

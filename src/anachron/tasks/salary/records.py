@@ -16,7 +16,12 @@ X to Miami") may be a trade.
 The records are the signing tables of the NBA and NHL sources (``data/raw/{nba,nhl}``: player,
 team, previous team, signing date, years, total value, AAV). An NHL signing without a date in
 the source is dated at the opening of free agency (the source's ``date_rule`` says so, and the
-reason repeats it). When several records of a player match, the one whose date is nearest the
+reason repeats it). A record is first public on the day after its contract's point-in-time
+cutoff (:func:`~anachron.tasks.salary.windows.salary_cutoff`: the negotiating window's opening
+for a deal of the window, the announcement day, a late signing's date less the report lead) and
+at the latest on its date: a claim leaks when that first day is after the instance's cutoff,
+is clean when the record's date is on or before it, and the record decides nothing in between
+(the deal may have been reported before the cutoff or not). When several records of a player match, the one whose date is nearest the
 declared date decides (a model that dates a contract to its own year is more often right about
 the contract than about the day); with no declared date, the earliest.
 """
@@ -33,6 +38,7 @@ import pandas as pd
 from anachron.dates import to_date
 from anachron.names import MIN_SURNAME_CHARS, surname
 from anachron.tasks.salary.grounding import ContractGrounding, contract_years, states_contract
+from anachron.tasks.salary.windows import WindowError, salary_cutoff, window_table
 from anachron.verify.layers.grounded import GroundedVerdict
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]+")
@@ -49,13 +55,16 @@ class SigningRecords:
         tables: signing tables with the columns of the NBA / NHL source (``league``, ``player``,
             ``signing_date``, ``team``, ``previous_team``, ``years``, ``total_value``, ``aav``;
             ``date_rule`` when present). Rows without a player or a parseable date are skipped.
+        windows: the negotiating windows that date a record's first report
+            (:func:`~anachron.tasks.salary.windows.window_table`; default the task's table).
     """
 
-    def __init__(self, tables: Iterable[pd.DataFrame]):
+    def __init__(self, tables: Iterable[pd.DataFrame], windows: Mapping[Any, Any] | None = None):
         self._own = ContractGrounding()
         self._by_name: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         self._by_surname: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.n_records = 0
+        windows = window_table() if windows is None else windows
         for t in tables:
             cols = [c for c in (*_RECORD_COLUMNS, "date_rule") if c in t.columns]
             for r in t[cols].to_dict("records"):
@@ -63,6 +72,7 @@ class SigningRecords:
                 if not player or len(day) != 10:
                     continue
                 league = str(r.get("league") or "")
+                r["_public"] = _first_public(league, dt.date.fromisoformat(day), r.get("date_rule"), windows)
                 self._by_name[(league, player.lower())].append(r)
                 self._by_surname[(league, surname(player).lower())].add(player.lower())
                 self.n_records += 1
@@ -109,29 +119,37 @@ class SigningRecords:
                     matches.append((dt.date.fromisoformat(str(r["signing_date"])[:10]), r, why))
         cutoff = to_date(instance.get("cutoff_date"))
         if cutoff is not None:
-            # a deal dated by its transaction was reported up to REPORT_LEAD before it (agreed when
-            # free agency opened, signed after the moratorium): within that lead of the cutoff the
-            # record cannot tell whether the report came before it
-            matches = [m for m in matches if not (_by_transaction(m[1]) and cutoff < m[0] <= cutoff + REPORT_LEAD)]
+            # first public between the record's first possible report and its date: straddling
+            # the cutoff, the record cannot tell whether the report came before it
+            matches = [m for m in matches if not (m[1]["_public"] <= cutoff < m[0])]
         if not matches:
             return None
         if isinstance(declared, dt.date):
             day, r, why = min(matches, key=lambda m: (abs((m[0] - declared).days), m[0]))
         else:
             day, r, why = min(matches, key=lambda m: m[0])
+        public = min(r["_public"], day)
         rule = f"; {r['date_rule']}" if r.get("date_rule") and "fallback" in str(r.get("date_rule")) else ""
+        first = f", first public {public}" if public != day else ""
         what = why.replace("the contract being predicted", "a recorded contract").replace("the player's signing", "a recorded signing")
-        return GroundedVerdict(day, f"{what}: {r['player']} with {r['team']} on {day}{rule} (signing record)", category="A1")
+        return GroundedVerdict(
+            public, f"{what}: {r['player']} with {r['team']} on {day}{rule}{first} (signing record)", category="A1"
+        )
 
 
-#: How long before its transaction date a signing may first have been reported (NBA deals are
-#: agreed when free agency opens and signed after the moratorium: 2019, June 30 -> July 6).
+#: How long before its date a signing outside the window table may first have been reported.
 REPORT_LEAD = dt.timedelta(days=14)
 
 
-def _by_transaction(r: Mapping[str, Any]) -> bool:
-    """Whether a record's date is the transaction (signing), not the announcement."""
-    return "transaction" in str(r.get("date_rule") or "transaction")
+def _first_public(league: str, day: dt.date, date_rule: Any, windows: Mapping[Any, Any]) -> dt.date:
+    """The first day a signing record dated ``day`` may have been public: the day after its
+    point-in-time cutoff, or ``day`` less :data:`REPORT_LEAD` when the window table has no window."""
+    rule = str(date_rule or "transaction").lower()
+    by = "fallback" if "fallback" in rule else "announcement" if "announce" in rule else "signing"
+    try:
+        return salary_cutoff(league, day, by, windows).day + dt.timedelta(days=1)
+    except WindowError:
+        return day - (dt.timedelta(0) if by == "announcement" else REPORT_LEAD)
 
 
 def _context(r: Mapping[str, Any], instance: Mapping[str, Any]) -> dict[str, Any]:

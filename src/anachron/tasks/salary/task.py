@@ -69,6 +69,7 @@ class SalaryTask(Task):
     prediction_aliases = ("predicted_salary", "predicted_aav", "aav", "salary")
     sources = SOURCE_TABLES
     outcome_nouns = OUTCOME_NOUNS
+    cutoff_rule = "negotiating window"  # each label's cutoff_rule (anachron.tasks.salary.windows)
     # hooks implemented by the package's modules
     outcome_rule = staticmethod(outcome_rule)
     is_consequence = staticmethod(is_consequence)

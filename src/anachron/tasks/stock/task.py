@@ -66,6 +66,7 @@ class StockTask(Task):
     name = "stock"
     prediction_aliases = ("ranking",)
     outcome_nouns = OUTCOME_NOUNS
+    cutoff_rule = "the day before the return window starts"
     rag_query_counts = (7, 12)  # TEMPO App. F.2 / I.2: stock benefits from more, diverse queries
     rag_query_aspects = QUERY_ASPECTS
     # hooks implemented by the package's modules

@@ -70,6 +70,7 @@ from typing import Callable, Protocol
 from anachron.words import IRREGULAR_PAST as _IRREGULAR_PAST
 from anachron.verify.grammar import HINDSIGHT_WORDS, PLANNED_NOUNS, hindsight, scheduled_for_day, expectation_complement, modifies_planned_noun, planned_subject
 from anachron.verify.dates import (
+    without_urls,
     Period,
     YearlessDate,
     _add_months,
@@ -212,7 +213,7 @@ _CLAUSE_REACH = 300
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
 _SCOPE_WORDS = frozenset(
-    "will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
+    "if unless event provided when once until till soon will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
     "lapses ends closes resumes lifts reopens convenes adjourns set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
@@ -276,9 +277,35 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
             out.append(PROSPECTIVE)
         elif _subject_of_prospective(masked, before, e, markers):
             out.append(PROSPECTIVE)
+        elif in_condition(masked, s):
+            out.append(PROSPECTIVE)
         else:
             out.append(HAPPENED)
     return out
+
+
+#: What opens the antecedent of a condition; and a temporal clause in the present or present
+#: perfect, which in English refers to the future ("once the report is issued", "until the
+#: deadline has passed", "when the table is checked").
+_CONDITION_OPEN = re.compile(
+    r"\b(?:if|unless|in\s+the\s+event(?:\s+that)?|provided\s+that)\b"
+    r"|\b(?:when|once|until|till|as\s+soon\s+as)\b(?=[^.;]{0,150}?\b(?:is|are|has|have)\s+(?:been\s+)?[a-z]+(?:ed|en|wn|ne|t)\b)",
+    re.I,
+)
+#: A sentence ends at ".", ";", "!" or "?" before a capital, a digit, a quote or the end, not after
+#: an initial or a title ("Robert F. Kennedy Jr. announces").
+_SENTENCE_BREAK = re.compile(r"(?<![A-Z])(?<!\bJr)(?<!\bSr)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)[.;!?](?=\s+[A-Z0-9\"“(]|\s*$)")
+
+
+def in_condition(text: str, pos: int) -> bool:
+    """Whether position ``pos`` of ``text`` lies in a condition ("resolves Yes if X happens by
+    December 31, 2025", "If no winner is declared by June 30, 2026, ...", "until the December 2025
+    report is issued"): a condition word, or a temporal clause in the present tense, opens the
+    sentence or a clause of it before ``pos``. A condition asserts nothing happened: it is a
+    hypothetical, prospective from where it is written."""
+    starts = [m.end() for m in _SENTENCE_BREAK.finditer(text, 0, pos)]
+    m = _CONDITION_OPEN.search(text, starts[-1] if starts else 0)  # the clause's verb may follow pos
+    return m is not None and m.start() < pos
 
 
 _SENTENCE_END = re.compile(r"[.;!?](?=\s|$)")
@@ -523,7 +550,7 @@ def date_content(
         calendar: called at most once, when a fiscal calendar would place a results period:
             the company's :class:`FiscalCalendar`, or None when it is unknown.
     """
-    fact = fact or ""
+    fact = without_urls(fact or "")
     periods = find_periods(fact)
     yearless = find_yearless(fact, periods)
     text = unquoted(fact)
