@@ -115,6 +115,10 @@ def _replay_round(answers: list[dict], workdir: Path, layers: tuple[str, ...], c
         task = get_task(task_name)
         data = pd.read_parquet(workdir / "results" / "datasets" / f"{task_name}.parquet")
         data = data[data["instance_id"].isin({a["instance_id"] for a in items})].copy()
+        # each answer was written and labelled as of its own cutoff: a dataset rebuilt with another
+        # cutoff rule (the salary task's negotiating windows) must not move what its labels mean
+        pinned = {a["instance_id"]: a["cutoff_date"] for a in items if a.get("cutoff_date")}
+        data["cutoff_date"] = [pinned.get(i, c) for i, c in zip(data["instance_id"], data["cutoff_date"])]
         completion = {a["instance_id"]: a["completion"] for a in items}
         answer_of = {a["instance_id"]: a["answer_id"] for a in items}
         prompt_of = {task.messages(r)[-1]["content"]: r["instance_id"] for _, r in data.iterrows()}
