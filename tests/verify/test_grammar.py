@@ -243,3 +243,15 @@ def test_a_year_after_of_is_still_a_year_and_a_dotted_abbreviation_ends_no_sente
     assert [p.text for p in find_periods("the Voting Rights Act of 2032")] == ["2032"]
     assert split_sentences("Arizona passed H.B. 2031, which bans it. The U.S. Supreme Court heard it.") == [
         "Arizona passed H.B. 2031, which bans it.", "The U.S. Supreme Court heard it."]
+
+
+def test_a_month_that_names_a_statistical_release_is_the_period_its_figures_cover():
+    # the figures of "the July jobs report" are known once July has ended, whatever the declared date says
+    fact = "The July jobs report showed unemployment climbing to 4.6%."
+    out = verify_claim(fact, "2031-07-05", dt.date(2031, 7, 12))
+    assert out["verdict"] == "leaked" and out["effective_date"] > "2031-07-12"
+    # the June report, public on the declared date, is clean; a schedule of the July one is prospective
+    assert verify_claim("The June jobs report showed payrolls up 150,000.", "2031-07-05", dt.date(2031, 7, 12))["verdict"] == "clean"
+    assert verify_claim("The July jobs report will be published on August 2.", "2031-07-05", dt.date(2031, 7, 12))["verdict"] != "leaked"
+    # a month name alone, without a preposition or a release, is no date ("May" the verb, a name)
+    assert verify_claim("Unemployment May rise further.", None, dt.date(2031, 7, 12))["verdict"] == "undated"

@@ -107,8 +107,12 @@ _YEAR = re.compile(r"(?<![\d$.,-])((?:19|20)\d{2})(?![\d%])(?!\s*(?:million|bill
 _YEARLESS_DAY = re.compile(rf"\b(?P<m>{_MONTH_CAP_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![\d,./:]*\d)")
 _YEARLESS_DAY_EU = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_CAP_RE})\b\.?")
 _YEARLESS_MONTH = re.compile(
-    rf"\b(?:(?P<prep>in|on|by|since|during|until|through|from|of|before|after|last|this|that|next)\s+(?:the\s+)?)?"
+    rf"\b(?:(?P<prep>[Ii]n|on|by|since|during|until|through|from|of|before|after|last|this|that|next)\s+(?:the\s+)?)?"
     rf"(?:(?P<part>early|mid|late|(?:beginning|start|middle|end)\s+of)(?:\s*-\s*|\s+))?(?P<m>{_MONTH_CAP_RE})\b\.?"
+    # a month that names a statistical release's period: "the July jobs report", "September CPI"
+    rf"(?P<release>(?=\s+(?:(?:employment|jobs|payrolls?|inflation|consumer|producer|retail|housing|trade|manufacturing|"
+    rf"services|factory|durable|industrial|home|existing|new)\s+)?(?:reports?|data|figures?|numbers|readings?|prints?|"
+    rf"CPI|PPI|PCE|PMI|ISM|payrolls|sales|starts|orders|output|production|survey|release)\b))?"
 )
 
 
@@ -445,7 +449,8 @@ def find_yearless(text: str, periods: list[Period] | None = None) -> list[Yearle
 
     Days: "March 3", "Aug. 19th", "3rd of March", "19 August" (capitalised month names). A
     month alone needs a preposition or a qualifier before it ("in March", "since May",
-    "late March", "last March"), so that the verb "may" or a name is not a date. ``periods``: the
+    "late March", "last March") or a statistical release after it ("the July jobs report",
+    "September CPI"), so that the verb "may" or a name is not a date. ``periods``: the
     text's :func:`find_periods`, when the caller has them already.
     """
     text = text or ""
@@ -467,7 +472,7 @@ def find_yearless(text: str, periods: list[Period] | None = None) -> list[Yearle
                 taken.add(*m.span())
                 out.append(YearlessDate(MONTH_NUMBERS[m["m"].lower()], d, m[0], m.start()))
     for m in _YEARLESS_MONTH.finditer(text):
-        if not (m["prep"] or m["part"]) or not free(m.start("m"), m.end("m")):
+        if not (m["prep"] or m["part"] or m["release"] is not None) or not free(m.start("m"), m.end("m")):
             continue
         rel = m["prep"].lower() if m["prep"] and m["prep"].lower() in ("last", "this", "next") else None
         start = m.start("part") if m["part"] else m.start("m")

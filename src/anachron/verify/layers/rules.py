@@ -105,6 +105,12 @@ _RESULTS = re.compile(
 #: "X reported $3.1 billion for Q3 2019": a reporting verb with a money figure counts as results
 #: unless the claim is about a contract, a deal or a court case.
 _REPORT_VERB = re.compile(r"\b(reported|reports|posted|posts|announced|delivered|booked|generated)\b", re.I)
+#: A statistical release named after the period it covers, right after the period.
+_RELEASE_AFTER = re.compile(
+    r"\s+(?:(?:employment|jobs|payrolls?|inflation|consumer|producer|retail|housing|trade|manufacturing|services|factory|"
+    r"durable|industrial|home|existing|new)\s+)?(?:reports?|data|figures?|numbers|readings?|prints?|CPI|PPI|PCE|PMI|ISM|"
+    r"GDP|payrolls|sales|starts|orders|output|production|survey|release)\b"
+)
 _MONEY_FIGURE = re.compile(r"\$\s?\d|\b\d+(?:\.\d+)?\s*(?:million|billion|trillion)\b", re.I)
 _NOT_RESULTS = re.compile(
     r"\b(contract|deal|signed|signs|signing|inked|agreed|agreement|extension|aav|per year|annually|"
@@ -622,7 +628,10 @@ def date_content(
     for p, scope, on_decl, how in dated:
         calendar_needed = results and p.kind in ("quarter", "fiscal_quarter", "fiscal_year", "year")
         lead = text[max(0, p.pos - 40) : p.pos] if figure and p.pos >= 0 else ""
-        f = _finding(p, results, change, ten_k, cal() if calendar_needed else None, lead)
+        # a period that names a statistical release ("the July jobs report", "Q2 GDP") is what its
+        # figures cover: they are known once it has ended
+        release = p.kind in ("month", "quarter") and p.pos >= 0 and _RELEASE_AFTER.match(text, p.pos + len(p.text)) is not None
+        f = _finding(p, results, change or release, ten_k, cal() if calendar_needed else None, lead)
         if how:
             f = RuleFinding(f.earliest, f"{f.rule}; {how}", p, f.latest, f.report_from, on_decl)
         if scope == BEFORE:
