@@ -83,6 +83,8 @@ ROOKIE = {
         "He signed with Sacramento for four years.",                               # only "he", no other person
         "Prentiss became a Sacramento King in August.",
         "Prentiss made his Kings debut in October.",                              # presupposes the signing
+        "Prentiss is averaging 14.2 points for the Kings.",                         # playing for the new team now
+        "Prentiss missed 30 games in his first season with Sacramento.",            # his time there
         "Sacramento acquired Prentiss in a sign-and-trade with Orlando.",
         "Prentiss reached an agreement with Sacramento on a four-year, $44 million deal.",
     ],
@@ -105,6 +107,8 @@ def test_the_contract_stated_in_other_words_is_the_outcome(fact):
         "The Kings signed Prentiss's teammate Dashiell Moore.",                    # another person named
         "The salary cap rose to $112.4 million for the 2021-22 season.",           # league-wide figure
         "Prentiss averaged 16.8 points and 5.1 rebounds for Orlando.",             # statistics
+        "Prentiss is averaging 16.8 points for Orlando.",                           # the previous team, now
+        "Prentiss averaged 9 points against the Kings.",                            # the new team as opponent
         "Prentiss turned down a $10.2 million qualifying offer.",                 # precise, different amount
         "Prentiss originally signed with the Kings as an undrafted rookie.",       # an earlier stint
         "Prentiss agreed to a two-year deal with the Kings.",                       # another length

@@ -44,13 +44,16 @@ _YEARS = re.compile(
     re.I,
 )
 
-#: Verbs of signing or joining (a finished act; "to sign" and "could sign" are not), and the
-#: nouns of time spent with a team ("his debut", "stint") that presuppose the joining.
+#: Verbs of signing or joining (a finished act; "to sign" and "could sign" are not), the nouns
+#: of time spent with a team ("his debut", "stint") and the present of playing for it ("is
+#: averaging 16 points for", "in his first season with") that presuppose the joining.
 SIGNING = re.compile(
     r"\b(?:signed|signs|re-signed|re-signs|inked|inks|agreed|agrees|joined|joins|chose|chooses|committed|"
     r"commits|landed|lands|acquired|acquires|came\s+to\s+terms|reached\s+(?:a|an)\s+(?:deal|agreement|pact)|"
     r"headed\s+to|moved\s+to|went\s+to|became\s+(?:a|an|the)|left\s+(?:the\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)?\s+for|"
-    r"sign-and-trade|signing|(?:his|the)\s+(?:new\s+)?(?:contract|deal|pact|agreement)\s+with|debut|stint|tenure)\b",
+    r"sign-and-trade|signing|(?:his|the)\s+(?:new\s+)?(?:contract|deal|pact|agreement)\s+with|debut|stint|tenure|"
+    r"(?:is|are|has\s+been)\s+(?:averaging|playing|starting|shooting|posting|coming\s+off\s+the\s+bench)|"
+    r"plays\s+for|suits\s+up\s+for|first\s+(?:season|year|campaign|game|games)\s+(?:with|for|in))\b",
     re.I,
 )
 #: Nouns and phrases of a contract's terms.
