@@ -255,3 +255,14 @@ def test_a_month_that_names_a_statistical_release_is_the_period_its_figures_cove
     assert verify_claim("The July jobs report will be published on August 2.", "2031-07-05", dt.date(2031, 7, 12))["verdict"] != "leaked"
     # a month name alone, without a preposition or a release, is no date ("May" the verb, a name)
     assert verify_claim("Unemployment May rise further.", None, dt.date(2031, 7, 12))["verdict"] == "undated"
+
+
+def test_a_federal_agency_reports_on_the_government_fiscal_year():
+    from anachron.verify.pipeline import FederalCalendar
+
+    fact = "U.S. Customs and Border Protection reported a record 2.9 million encounters in fiscal year 2031."
+    out = verify_claim(fact, "2031-06-15", dt.date(2031, 6, 20))
+    assert out["verdict"] == "leaked" and out["effective_date"] > "2031-09-30"  # FY2031 ended September 30
+    assert FederalCalendar().quarter_end(2031, 1) == dt.date(2030, 12, 31)
+    # a company's fiscal year stays unknown without its calendar: no federal year is assumed
+    assert verify_claim("Korvath Dynamics reported fiscal 2031 revenue of $6 billion.", "2031-06-15", dt.date(2031, 6, 20))["verdict"] != "leaked"

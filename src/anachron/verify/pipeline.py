@@ -31,6 +31,7 @@ claim with no usable date at all is ``undated``: kept, counted apart, not leaked
 from __future__ import annotations
 
 import datetime as dt
+import re
 import json
 from typing import Any, Mapping
 
@@ -238,13 +239,41 @@ def decide(content: ContentDate | None, declared: DeclaredDate, cutoff: dt.date,
 def fiscal_calendar(grounding: Grounding | None, fact: str, instance: Mapping[str, Any]) -> FiscalCalendar | None:
     """The fiscal calendar of the one company ``fact`` names, from the grounding's EDGAR check
     (an object with ``companies(fact, instance)``, ``fiscal_year_end`` and
-    ``fiscal_quarter_end``, itself or among a composite's ``checks``); None when no such check
-    applies or the fact names no company or several."""
+    ``fiscal_quarter_end``, itself or among a composite's ``checks``); else the US federal
+    government's (October to September, :class:`FederalCalendar`) when the fact speaks of a
+    federal agency or budget and names no company the check knows; else None."""
     for c in getattr(grounding, "checks", [grounding]):
         if all(hasattr(c, a) for a in ("companies", "fiscal_year_end", "fiscal_quarter_end")):
             ciks = c.companies(fact, instance)
-            return _CompanyCalendar(c, ciks[0]) if len(ciks) == 1 else None
-    return None
+            if len(ciks) == 1:
+                return _CompanyCalendar(c, ciks[0])
+            if ciks:
+                return None
+    return FederalCalendar() if _FEDERAL.search(fact or "") else None
+
+
+#: A US federal agency, department or budget: its fiscal year is the government's.
+_FEDERAL = re.compile(
+    r"\b(?:federal\s+(?:government|budget|deficit|spending|agenc\w+|fiscal)|U\.?S\.?\s+(?:government|Treasury|budget|"
+    r"deficit|Customs|Border|Department|Census\s+Bureau|Postal\s+Service)|Treasury\s+Department|Congressional\s+Budget\s+"
+    r"Office|CBO|Customs\s+and\s+Border\s+Protection|CBP|Border\s+Patrol|Department\s+of\s+(?:Defense|Homeland\s+Security|"
+    r"Education|State|Justice|Agriculture|Labor|Energy|Veterans\s+Affairs|Health\s+and\s+Human\s+Services)|Pentagon|"
+    r"Immigration\s+and\s+Customs\s+Enforcement|DHS|USCIS|IRS|budget\s+deficit)\b"
+)
+
+
+class FederalCalendar:
+    """The US federal government's fiscal calendar: fiscal year Y runs from October 1 of Y − 1 to
+    September 30 of Y (31 U.S.C. § 1102); its first quarter ends December 31 of Y − 1."""
+
+    def year_end(self, year: int) -> dt.date | None:
+        return dt.date(year, 9, 30)
+
+    def quarter_end(self, year: int, quarter: int) -> dt.date | None:
+        month = (12, 3, 6, 9)[quarter - 1] if 1 <= quarter <= 4 else None
+        if month is None:
+            return None
+        return dt.date(year - 1 if quarter == 1 else year, month, 31 if month in (12, 3) else 30)
 
 
 class _CompanyCalendar:

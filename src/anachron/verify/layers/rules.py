@@ -359,7 +359,7 @@ def _next_clause(masked: str, end: int, breaks: list[int], break_starts: list[in
 
 
 class FiscalCalendar(Protocol):
-    """A company's fiscal calendar (from EDGAR): the last day of a fiscal year or quarter."""
+    """A reporter's fiscal calendar (a company's from EDGAR, the US federal government's): the last day of a fiscal year or quarter."""
 
     def year_end(self, year: int) -> dt.date | None: ...
 
@@ -399,7 +399,7 @@ def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> Rule
         ends = sorted({p.end, known} - {None})
         wide = fiscal_quarter_earliest_end(fiscal_quarter_period(y, q)) + QUARTERLY_LAG
         rule = "quarterly results: quarter end + 14 days" if len(ends) == 1 else (
-            f"quarterly results: quarter end + 14 days (the company's fiscal Q{q} {y} ends {known})")
+            f"quarterly results: quarter end + 14 days (the reporter's fiscal Q{q} {y} ends {known})")
         return RuleFinding(ends[0] + QUARTERLY_LAG, rule, p, ends[-1] + QUARTERLY_DEADLINE, min(wide, ends[0] + QUARTERLY_LAG))
     if p.kind in ("fiscal_year", "year"):
         y = p.end.year
@@ -407,7 +407,7 @@ def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> Rule
         lag, rule_k = (TEN_K_LAG, "10-K: fiscal year end + 60 days") if ten_k else (QUARTERLY_LAG, None)
         if p.fiscal:
             if known:
-                return RuleFinding(known + lag, rule_k or f"full-year results: the company's fiscal year end {known} + 14 days", p,
+                return RuleFinding(known + lag, rule_k or f"full-year results: the reporter's fiscal year end {known} + 14 days", p,
                                    known + ANNUAL_DEADLINE, known + lag)
             lo = fiscal_year_earliest_end(y) + lag
             return RuleFinding(lo, rule_k or "full-year results: earliest plausible fiscal year end (late January) + 14 days", p,
@@ -416,7 +416,7 @@ def _results_finding(p: Period, ten_k: bool, cal: FiscalCalendar | None) -> Rule
         rule = rule_k or "full-year results: mid-January of the following year"
         report_from = dt.date(y, 2, 1)  # a fiscal year can end in late January
         if known and known + lag < cal_lo:
-            return RuleFinding(known + lag, f"{rule} (the company's fiscal {y} ends {known})", p, p.end + ANNUAL_DEADLINE, known + lag)
+            return RuleFinding(known + lag, f"{rule} (the reporter's fiscal {y} ends {known})", p, p.end + ANNUAL_DEADLINE, known + lag)
         return RuleFinding(cal_lo, rule, p, max(cal_lo, (known or p.end) + ANNUAL_DEADLINE, p.end + ANNUAL_DEADLINE), report_from)
     if p.kind in ("half", "months"):
         lo = (_add_months(p.end, -11) if p.fiscal else p.end) + QUARTERLY_LAG
