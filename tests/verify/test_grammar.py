@@ -266,3 +266,16 @@ def test_a_federal_agency_reports_on_the_government_fiscal_year():
     assert FederalCalendar().quarter_end(2031, 1) == dt.date(2030, 12, 31)
     # a company's fiscal year stays unknown without its calendar: no federal year is assumed
     assert verify_claim("Korvath Dynamics reported fiscal 2031 revenue of $6 billion.", "2031-06-15", dt.date(2031, 6, 20))["verdict"] != "leaked"
+
+
+@pytest.mark.parametrize("fact", [
+    "Korvath told investors that the 2032 sulfur cap should widen its refining margins.",
+    "Ostrander turns 35 in July 2032.",
+    "Korvath could report record revenue in Q3 2032.",
+])
+def test_a_modal_of_possibility_or_a_coming_birthday_is_prospective(fact):
+    assert verify_claim(fact, "2031-10-24", dt.date(2031, 11, 30))["verdict"] != "leaked"
+
+
+def test_a_past_possibility_still_dates_the_fact():
+    assert verify_claim("Korvath may have reported record revenue in Q3 2032.", "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "leaked"

@@ -114,3 +114,14 @@ def test_the_stated_date_and_the_fuller_name_choose_the_record():
 def test_a_scheduled_argument_is_no_argument_yet():
     g = CaseRecords(SCDB, OYEZ)
     assert g.check("The Court is scheduled to hear oral argument in Quillfeather v. Brannock next month.", dict(CTX)) is None
+
+
+def test_an_acronym_names_the_side_it_abbreviates():
+    from anachron.tasks.legal.grounding import _side_matches, acronym_of
+
+    assert acronym_of("securities and exchange commission") == "sec"
+    assert acronym_of("department of health and human services") == "dhhs"
+    assert acronym_of("ostrander") == ""  # one word: no acronym
+    side = ("securities and exchange commission", {"securities", "exchange"})
+    assert _side_matches("SEC", side) and _side_matches("Securities and Exchange Commission", side)
+    assert not _side_matches("FTC", side) and not _side_matches("Sec", ("sec", set()))

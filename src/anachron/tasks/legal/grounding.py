@@ -250,11 +250,28 @@ def case_aliases(instance: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _side_matches(cited: str, side: tuple[str, set[str]]) -> bool:
-    """Whether one side of a cite names one side of this case: a distinctive word in common, or,
-    for a generic litigant ("United States", "Texas"), the same words."""
+    """Whether one side of a cite names one side of this case: a distinctive word in common, an
+    acronym of the side's name ("SEC" for "Securities and Exchange Commission", "EPA"), or, for a
+    generic litigant ("United States", "Texas"), the same words."""
     words = _words(case_name_key(cited))
     text, distinctive = side
+    if distinctive and _ACRONYM.search(cited) and acronym_of(text) in {m.lower() for m in _ACRONYM.findall(cited)}:
+        return True
     return bool(words & distinctive) if distinctive else bool(words) and words <= (_words(text) | _GENERIC_WORDS) and bool(words & _words(text))
+
+
+#: An acronym as a cite writes it: two to six capitals ("SEC", "NLRB", "HHS").
+_ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
+#: Words an acronym skips.
+_ACRONYM_SKIPS = frozenset("and of the for & on".split())
+
+
+def acronym_of(name: str) -> str:
+    """The initials of ``name``'s words, function words skipped: "securities and exchange
+    commission" -> "sec", "department of health and human services" -> "dhhs"; "" for a
+    one-word name (a one-letter "acronym" names nothing)."""
+    words = [w for w in re.split(r"[\s,.-]+", name.lower()) if w and w not in _ACRONYM_SKIPS]
+    return "".join(w[0] for w in words) if len(words) >= 2 else ""
 
 
 _NOT_INSTITUTION = r"(?!\s+(?:Supreme\s+Court|Court|District|Circuit|Senate|Congress|Attorney|Department|Government|Army|Navy)\b)"

@@ -143,6 +143,10 @@ _CLAUSE_BREAK = re.compile(r"[.;:!?](?=\s|$)|[,()\[\]—]|\s[-–]\s|\b(?=[BWATH
 #: intentions, expectations. Lower-case "will" / "may" only ("Will Barton", "May 2020").
 _PROSPECTIVE = re.compile(
     r"\bwill\b|\bWill(?=\s+[a-z])|['’]ll\b"
+    # a modal of possibility with a bare verb ("should widen", "could reach"); "may have risen" is past
+    r"|\b(?:should|could|might|may)\s+(?!have\b|had\b|been\b)(?:not\s+)?[a-z]+"
+    # an age reached on a birthday to come ("turns 35 in July")
+    r"|\bturns\s+\d{1,3}\b"
     r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|must|can(?:not)?|can['’]t|going\s+to|gonna|(?:has|have|needs?)\s+to)\b)"
     r"|(?i:\b(?:takes|take|goes|go|comes|come)\s+(?:into\s+)?(?:effect|force)\b|\b(?:kicks|kick)\s+in\b"
     r"|\b(?:begins|starts|opens|expires|lapses|ends|closes|resumes|lifts|reopens|convenes|adjourns)\b)"
@@ -219,7 +223,7 @@ _CLAUSE_REACH = 300
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
 _SCOPE_WORDS = frozenset(
-    "if unless event provided when once until till soon will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
+    "if unless event provided when once until till soon should could might may turns will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
     "lapses ends closes resumes lifts reopens convenes adjourns set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
@@ -334,6 +338,8 @@ def _subject_of_prospective(masked: str, before: str, end: int, markers: list[tu
     """True for a date in the subject of a prospective verb ("Kestrel's 2023 revenue is expected
     to ..."): no verb in the past tense before the date in its clause, and a prospective marker
     later in the sentence with no such verb (and no other clause) between the date and the marker."""
+    that = max((m.end() for m in re.finditer(r"\bthat\b", before)), default=0)
+    before = before[that:]  # a content clause ("told investors that ...") has its own subject
     if _past_tense(set(_WORD.findall(before.lower()))):
         return False
     k = bisect.bisect_left([s for s, _ in markers], end)
