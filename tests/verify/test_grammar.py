@@ -279,3 +279,17 @@ def test_a_modal_of_possibility_or_a_coming_birthday_is_prospective(fact):
 
 def test_a_past_possibility_still_dates_the_fact():
     assert verify_claim("Korvath may have reported record revenue in Q3 2032.", "2031-10-24", dt.date(2031, 11, 30))["verdict"] == "leaked"
+
+
+def test_a_verb_of_scheduling_sets_its_object_for_a_time_to_come():
+    fact = "The committee chair scheduled hearings for Judge Ostrander to begin March 20, 2032."
+    assert verify_claim(fact, "2032-02-16", dt.date(2032, 3, 10))["verdict"] != "leaked"
+    assert verify_claim("The committee held hearings on March 20, 2032.", "2032-02-16", dt.date(2032, 3, 10))["verdict"] == "leaked"
+
+
+def test_a_reduced_relative_and_a_list_of_names_stay_in_their_clause():
+    fact = "Ostrander is expected to captain Germany at the 2032 World Cup, co-hosted by Spain, Portugal and Morocco from late August."
+    assert verify_claim(fact, "2032-04-29", dt.date(2032, 6, 29))["verdict"] != "leaked"
+    # a new clause after the list still dates its own fact
+    assert verify_claim("He will visit Paris, Berlin and Rome, and he signed the deal in May 2033.", "2032-04-29",
+                        dt.date(2032, 6, 29))["verdict"] == "leaked"

@@ -73,6 +73,8 @@ _EXPECT = re.compile(
     r"projected|projecting|plan(?:s|ned|ning)?(?=\s+to\b)|intend(?:s|ed|ing)?|aim(?:s|ed|ing)?|hop(?:e|es|ed|ing)|"
     r"pledg(?:e|es|ed|ing)|promis(?:e|es|ed|ing)|commit(?:s|ted|ting)?|vow(?:s|ed|ing)?|target(?:s|ed|ing)(?=\s)|"
     r"propos(?:e|es|ed|ing)|seek(?:s|ing)?|sought|guid(?:e|es|ed|ing)(?=\s)|"
+    # verbs of scheduling: their object is set for a time to come ("scheduled hearings to begin March 20")
+    r"schedul(?:e|es|ed|ing)|slat(?:e|es|ed|ing)|calendar(?:s|ed|ing)|book(?:s|ed|ing)(?=\s)|"
     # verbs of obligation and permission: their infinitive is still to be done ("requires X to divest by")
     r"requir(?:e|es|ed|ing)|oblig(?:e|es|ed|ing)|mandat(?:e|es|ed|ing)|compel(?:s|led|ling)?|allow(?:s|ed|ing)?|"
     r"permit(?:s|ted|ting)?|enabl(?:e|es|ed|ing))(?![\w-])"

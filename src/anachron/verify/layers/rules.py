@@ -137,6 +137,10 @@ _PERCENT = re.compile(r"\d\s?%|\bper\s?cent\b|\bpercentage points?\b", re.I)
 
 # -- the grammar of a date's clause ------------------------------------------------------------
 
+#: A reduced relative clause after a comma: a past participle and its agent or place.
+_REDUCED_RELATIVE = re.compile(r"\s+(?:co-)?[a-z]+(?:ed|en|wn)\s+(?:by|in|at|from|with|on|for)\b")
+#: The next item of a list of names after a comma: a capitalised name, then a comma or "and"/"or".
+_LIST_ITEM = re.compile(r"\s+(?:the\s+)?[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3}(?:,|\s+(?:and|or)\s)")
 #: Ends of clauses: sentence punctuation, commas, brackets and dashes, contrastive conjunctions.
 _CLAUSE_BREAK = re.compile(r"[.;:!?](?=\s|$)|[,()\[\]—]|\s[-–]\s|\b(?=[BWATHYbwathy])(?i:but|while|whereas|although|though|however|yet)\b")
 #: Prospective grammar anywhere before a date in its clause: modals of the future, schedules,
@@ -263,7 +267,14 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     masked = _ABBREVIATION.sub(lambda m: m[0].replace(".", "_"), masked)  # "the U.S. target", "Disney Inc. said"
     # "The target: net zero by 2030": a planning noun introduces what it plans (no clause break; a marker)
     masked = _PLANNED_COLON.sub(lambda m: m[0][:-1] + "\u2236", masked)
-    found = [m.span() for m in _CLAUSE_BREAK.finditer(masked)]
+    # a comma before a reduced relative ("the World Cup, co-hosted by ... from late August") does
+    # not end the clause: the participle phrase modifies the noun before it
+    # nor does the comma of a list of names ("the Philippines, Japan and Indonesia")
+    found = [
+        m.span()
+        for m in _CLAUSE_BREAK.finditer(masked)
+        if not (m[0] == "," and (_REDUCED_RELATIVE.match(masked, m.end()) or _LIST_ITEM.match(masked, m.end())))
+    ]
     breaks, break_starts = [e for _, e in found], [s for s, _ in found]
     markers = sorted([m.span() for m in _PROSPECTIVE.finditer(masked)] + [m.span() for m in _PLANNED_MARK.finditer(masked)])
     marker_ends = [e for _, e in markers]
