@@ -293,3 +293,23 @@ def test_a_reduced_relative_and_a_list_of_names_stay_in_their_clause():
     # a new clause after the list still dates its own fact
     assert verify_claim("He will visit Paris, Berlin and Rome, and he signed the deal in May 2033.", "2032-04-29",
                         dt.date(2032, 6, 29))["verdict"] == "leaked"
+
+
+@pytest.mark.parametrize("fact", [
+    "La Nina is favored to develop during August-October 2032, the Climate Prediction Center said.",
+    "The league has scheduled the 2033 championship final for July 19, 2033.",
+    "The sequel is due November 21, 2032, after the first film's record opening.",
+    "Negotiations can begin at 6 p.m. ET on November 20, 2032, with signings allowed from November 22.",
+    "The postponed games have been rescheduled for July 23 to August 8, 2033.",
+    "Korvath is targeting output of about 900,000 barrels a day by the end of 2034.",
+    "The company was required to pay the fine by March 2033.",
+])
+def test_more_ways_of_stating_what_is_to_come(fact):
+    assert verify_claim(fact, "2031-11-20", dt.date(2031, 11, 30))["verdict"] != "leaked", fact
+
+
+def test_what_happened_on_those_days_still_dates_the_fact():
+    for fact in ("The sequel opened on November 21, 2032 with $150 million.",
+                 "Korvath produced 900,000 barrels a day in 2034.",
+                 "Okafor was moved to the Pumas at the 2032 trade deadline."):
+        assert verify_claim(fact, "2031-11-20", dt.date(2031, 11, 30))["verdict"] == "leaked", fact

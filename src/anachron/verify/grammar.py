@@ -68,7 +68,7 @@ _WHEN = frozenset("at on by after before during until till since around near ahe
 _ATTACH = frozenset("for of covering through until to".split())
 #: Verbs of expectation or commitment, by stem (every inflection: expected, expects, expecting).
 _EXPECT = re.compile(
-    r"(?<![\w-])(?<!than\s)(?<!as\s)(?<!than\s\w{4})(?:"
+    r"(?<![\w-])(?<!\bthan\s)(?<!\bas\s)(?<!\bthan\s\w{4})(?:"
     r"expect(?:s|ed|ing)?|anticipat(?:e|es|ed|ing)|predict(?:s|ed|ing)?|forecast(?:s|ing)?|projects?(?=\s+(?:that|its|their|\w+\s+to\b))|"
     r"projected|projecting|plan(?:s|ned|ning)?(?=\s+to\b)|intend(?:s|ed|ing)?|aim(?:s|ed|ing)?|hop(?:e|es|ed|ing)|"
     r"pledg(?:e|es|ed|ing)|promis(?:e|es|ed|ing)|commit(?:s|ted|ting)?|vow(?:s|ed|ing)?|target(?:s|ed|ing)(?=\s)|"

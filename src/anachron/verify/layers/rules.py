@@ -155,7 +155,9 @@ _PROSPECTIVE = re.compile(
     r"|(?i:\b(?:takes|take|goes|go|comes|come)\s+(?:into\s+)?(?:effect|force)\b|\b(?:kicks|kick)\s+in\b"
     r"|\b(?:begins|starts|opens|expires|lapses|ends|closes|resumes|lifts|reopens|convenes|adjourns)\b)"
     r"|(?i:\b(?:set|slated|scheduled|poised|planned|planning|plans?|intends?|intended|aims?|aiming|hopes?|"
-    r"likely|unlikely|projected|forecast|on\s+track|about|prepared|ready|yet)\s+to\b)"
+    r"likely|unlikely|projected|forecast|predicted|favou?red|tipped|bound|on\s+track|about|prepared|ready|yet)\s+to\b)"
+    # a date something is due on or moved to ("is due November 21", "rescheduled for July 23")
+    r"|(?i:\bdue\s+(?=D{3}|(?:[A-Z][a-z]+\.?\s+\d|\d)))|(?i:\b(?:re)?scheduled\s+(?:for|to)\b)|(?i:\b(?:postponed|pushed\s+back|delayed)\s+(?:to|until|till)\b)"
     r"|(?i:\bon\s+(?:track|schedule|course|pace)\s+for\b)"
     r"|(?i:\bdue\s+(?:to\s+be|for|on|in|at|by)\b|\b(?:is|are|was|were|be|been|being)\s+due\s+to\b)"
     r"|(?i:(?<!than\s)(?<!as\s)\bexpected\s+(?:to|for|on|in|at|by|during|around|between)\b)"
@@ -227,7 +229,8 @@ _CLAUSE_REACH = 300
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
 _SCOPE_WORDS = frozenset(
-    "if unless event provided when once until till soon should could might may turns will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
+    "if unless event provided when once until till soon should could might may turns favored favoured tipped bound "
+    "rescheduled postponed pushed delayed predicted will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
     "lapses ends closes resumes lifts reopens convenes adjourns set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
     "ready yet due expected penciled pencilled booked expects anticipates guided guides upcoming forthcoming "
@@ -264,7 +267,8 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     for s, e in spans:  # a date's own commas and dots do not end a clause
         chars[s:e] = "D" * (e - s)
     masked = _WEEKDAY_COMMA.sub(lambda m: m[0].replace(",", " "), "".join(chars))  # "on Monday, June 29" is one date
-    masked = _ABBREVIATION.sub(lambda m: m[0].replace(".", "_"), masked)  # "the U.S. target", "Disney Inc. said"
+    masked = _ABBREVIATION.sub(lambda m: m[0].replace(".", "_"), masked)  # "the U.S. target", "Disney Inc. said", "6 p.m. ET"
+    masked = _DIGIT_COMMA.sub("_", masked)  # "900,000 barrels a day by the end of 2023"
     # "The target: net zero by 2030": a planning noun introduces what it plans (no clause break; a marker)
     masked = _PLANNED_COLON.sub(lambda m: m[0][:-1] + "\u2236", masked)
     # a comma before a reduced relative ("the World Cup, co-hosted by ... from late August") does
@@ -339,7 +343,9 @@ def marker_before(text: str, pos: int) -> bool:
     start = max(0, pos - _CLAUSE_REACH)
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, start, pos)]
     return _PROSPECTIVE.search(text, breaks[-1] if breaks else start, pos) is not None
-_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b(?:Inc|Corp|Co|Ltd|Jr|Sr|No|St|Mr|Mrs|Ms|Dr|Gov|Sen|Rep|Gen|vs|v)\.", )
+_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b(?:[ap]\.m|Inc|Corp|Co|Ltd|Jr|Sr|No|St|Mr|Mrs|Ms|Dr|Gov|Sen|Rep|Gen|vs|v)\.", )
+#: The comma of a digit group ("900,000 barrels"): no clause break.
+_DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _PLANNED_COLON = re.compile(r"\b(?:" + "|".join(sorted(PLANNED_NOUNS)) + r"):", re.I)
 _PLANNED_MARK = re.compile("\u2236")
 _WEEKDAY_COMMA = re.compile(r"\b(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday),(?=\s*D)")
