@@ -313,3 +313,14 @@ def test_what_happened_on_those_days_still_dates_the_fact():
                  "Korvath produced 900,000 barrels a day in 2034.",
                  "Okafor was moved to the Pumas at the 2032 trade deadline."):
         assert verify_claim(fact, "2031-11-20", dt.date(2031, 11, 30))["verdict"] == "leaked", fact
+
+
+def test_a_superlative_of_a_period_ranks_the_whole_period():
+    fact = "The agency confirmed 2032 as the warmest year on record."
+    out = verify_claim(fact, "2032-07-10", dt.date(2032, 7, 12))
+    assert out["verdict"] == "leaked" and out["effective_date"] > "2032-12-01"
+    # a forecast of the ranking is prospective; a date of the statement beside it is not ranked
+    assert verify_claim("The agency says 2032 is on track to be the warmest year on record.", "2032-07-01",
+                        dt.date(2032, 7, 12))["verdict"] != "leaked"
+    assert verify_claim("Korvath had its best quarter ever, the company said in February 2032.", "2032-02-01",
+                        dt.date(2032, 2, 5))["verdict"] != "leaked"

@@ -105,6 +105,32 @@ _RESULTS = re.compile(
 #: "X reported $3.1 billion for Q3 2019": a reporting verb with a money figure counts as results
 #: unless the claim is about a contract, a deal or a court case.
 _REPORT_VERB = re.compile(r"\b(reported|reports|posted|posts|announced|delivered|booked|generated)\b", re.I)
+#: A superlative of a period ("the warmest year on record", "its best quarter ever", "a record
+#: month"): a ranking over the whole period.
+_PERIOD_SUPERLATIVE = re.compile(
+    r"\b(?:warmest|hottest|coldest|wettest|driest|best|worst|strongest|weakest|busiest|deadliest|costliest|"
+    r"biggest|largest|smallest|highest|lowest|record(?:-setting|-breaking)?)\s+(?:\w+\s+)?"
+    r"(?P<noun>year|month|quarter|season|summer|winter|spring|autumn|fall|half)\b(?:\s+(?:on\s+record|ever))?",
+    re.I,
+)
+#: The period kinds a superlative's noun ranks.
+_RANKED_KINDS = {"year": ("year", "fiscal_year", "season"), "season": ("season", "year"), "quarter": ("quarter", "fiscal_quarter"),
+                 "month": ("month",), "half": ("half",)}
+#: How far (characters) a superlative may stand from the period it ranks.
+_RANK_REACH = 60
+
+
+def ranks_period(text: str, p: Period) -> bool:
+    """Whether a superlative of ``p``'s kind stands next to it ("2024 as the warmest year on
+    record", "its best quarter ever in Q1 2024"): a ranking over the whole period, known once it
+    has ended; "said in February 2024" beside "its best quarter" is not ranked."""
+    if p.pos < 0:
+        return False
+    for m in _PERIOD_SUPERLATIVE.finditer(text):
+        kinds = _RANKED_KINDS.get(m["noun"].lower(), ("season", "month"))
+        if p.kind in kinds and (abs(m.start() - (p.pos + len(p.text))) <= _RANK_REACH or abs(p.pos - m.end()) <= _RANK_REACH):
+            return True
+    return False
 #: A statistical release named after the period it covers, right after the period.
 _RELEASE_AFTER = re.compile(
     r"\s+(?:(?:employment|jobs|payrolls?|inflation|consumer|producer|retail|housing|trade|manufacturing|services|factory|"
@@ -654,7 +680,7 @@ def date_content(
         # a period that names a statistical release ("the July jobs report", "Q2 GDP") is what its
         # figures cover: they are known once it has ended
         release = p.kind in ("month", "quarter") and p.pos >= 0 and _RELEASE_AFTER.match(text, p.pos + len(p.text)) is not None
-        f = _finding(p, results, change or release, ten_k, cal() if calendar_needed else None, lead)
+        f = _finding(p, results, change or release or ranks_period(text, p), ten_k, cal() if calendar_needed else None, lead)
         if how:
             f = RuleFinding(f.earliest, f"{f.rule}; {how}", p, f.latest, f.report_from, on_decl)
         if scope == BEFORE:
