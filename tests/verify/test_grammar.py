@@ -324,3 +324,28 @@ def test_a_superlative_of_a_period_ranks_the_whole_period():
                         dt.date(2032, 7, 12))["verdict"] != "leaked"
     assert verify_claim("Korvath had its best quarter ever, the company said in February 2032.", "2032-02-01",
                         dt.date(2032, 2, 5))["verdict"] != "leaked"
+
+
+@pytest.mark.parametrize("fact", [
+    "Korvath's board declared a quarterly dividend of $0.82 per share, payable December 31, 2031.",
+    "The league projects the 2032-33 salary cap at $150 million.",
+    "For 2032-33 the mid-level exception is projected at around $14 million.",
+    "Boston sent Ostrander and a 2034 second-round pick to Denver.",
+    "Negotiations with free agents open Dec. 20, 2031 at 6 p.m. ET.",
+    "A federal judge has set the lawsuit for an expedited jury trial in spring 2032.",
+    "The question resolves Yes if the leaderboard, as checked on December 31, 2031, shows it first.",
+    "The Court has set Thursday, December 23, 2031 as an opinion day.",
+    "NATO allies agreed to raise defense spending to 5% of GDP by 2035.",
+    "Eligible users have until December 3, 2031 to register their claims.",
+    "Ostrander awaits a ruling in Korvath v. Lindqvist, due in June 2032.",
+])
+def test_payments_projections_picks_and_set_days_are_to_come(fact):
+    assert verify_claim(fact, "2031-11-20", dt.date(2031, 11, 30))["verdict"] != "leaked", fact
+
+
+def test_the_same_kinds_of_fact_when_they_happened():
+    for fact in ("The dividend was paid on December 31, 2031.",
+                 "The league set a record for attendance in 2032.",
+                 "The question resolved Yes on December 31, 2031.",
+                 "Users had registered 2 million claims by December 3, 2031."):
+        assert verify_claim(fact, "2031-11-20", dt.date(2031, 11, 30))["verdict"] == "leaked", fact

@@ -49,7 +49,7 @@ PLANNED_NOUNS = frozenset(
     "guidance outlook outlooks forecast forecasts projection projections estimate estimates target targets "
     "goal goals plan plans budget budgets schedule schedules timetable timeline deadline deadlines pledge pledges "
     "commitment commitments option options expectation expectations consensus prediction predictions view "
-    "salary salaries guarantee guarantees date dates".split()
+    "salary salaries guarantee guarantees date dates pick picks first-rounder first-rounders second-rounder second-rounders".split()
 )
 #: Function words of English (closed classes): determiners, pronouns, prepositions,
 #: conjunctions, auxiliaries. A phrase's modifiers are none of these.

@@ -14,6 +14,7 @@ from anachron.tasks.forecast.wording import content, month_anchors, read_questio
 from anachron.verify.dates import find_periods, unquoted
 from anachron.verify.features import LOOKING_BACK
 from anachron.verify.layers.grounded import CompositeGrounding, GroundedVerdict
+from anachron.verify.layers.rules import PROSPECTIVE, date_scopes
 from anachron.verify.layers.market import market_checks
 from anachron.words import HEDGE_FORWARD_LOOKING, PERFECT_NEGATED
 
@@ -161,6 +162,9 @@ class ResolutionGrounding:
         if len(shared) < min(2, len(q_words)) or overlap < (self.min_overlap if not explicit else self.min_overlap / 2):
             return None
         periods = find_periods(fact)
+        if periods:  # a deadline or schedule the claim names ("have until November 3 to register") is no horizon reached
+            scopes = date_scopes(fact, [(p.pos, p.pos + len(p.text)) for p in periods])
+            periods = [p for p, s in zip(periods, scopes) if s != PROSPECTIVE]
         dated = [*periods, *month_anchors(plain, resolution)]
         days = [p for p in dated if p.kind in ("day", "month")]
         horizon = any(p.start <= resolution <= p.end for p in days)

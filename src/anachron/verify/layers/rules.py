@@ -177,6 +177,17 @@ _PROSPECTIVE = re.compile(
     r"|\b(?:should|could|might|may)\s+(?!have\b|had\b|been\b)(?:not\s+)?[a-z]+"
     # an age reached on a birthday to come ("turns 35 in July")
     r"|\bturns\s+\d{1,3}\b"
+    # a schedule in the present passive ("the final is played from July 27"), a market's terms
+    # ("resolves according to ... as checked on"), an inference ("implying cuts in December"), a
+    # decision awaited ("awaits a ruling"), a day designated for something ("set June 23 as an opinion day")
+    r"|(?i:\b(?:is|are)\s+(?:played|held|staged|hosted|contested|run)\b|\bresolves\b|\bimplying\b|\bsignall?ing\b"
+    r"|\bawait(?:s|ing)\b|\bpending\s+(?:a|an|the)?\s*(?:decision|ruling|approval|review|vote)\b"
+    # a payment or a maturity to come ("payable December 31", "notes maturing in 2025"), a projection
+    # ("is projected at $109 million"), a schedule's plural present ("negotiations open Nov. 20"),
+    # a case set for a proceeding ("set the lawsuit for a jury trial in spring 2026")
+    r"|\b(?:payable|maturing|redeemable|expiring)\b|\bprojected\s+(?:at|for)\b|\bprojects\s+(?:the|its|their)\b"
+    r"|\b(?:open|begin|start|close|end|expire|resume)\s+(?=(?:on\s+|in\s+)?D)"
+    r"|\bset\b[^.;]{0,80}?\bfor\s+(?:a|an|the)?\s*(?:\w+\s+){0,2}?(?:trial|hearing|argument|arguments|vote|sentencing|release|launch|meeting|debut)\b)"
     r"|(?i:\b(?:won['’]t|would(?:n['’]t)?|shall|must|can(?:not)?|can['’]t|going\s+to|gonna|(?:has|have|needs?)\s+to)\b)"
     r"|(?i:\b(?:takes|take|goes|go|comes|come)\s+(?:into\s+)?(?:effect|force)\b|\b(?:kicks|kick)\s+in\b"
     r"|\b(?:begins|starts|opens|expires|lapses|ends|closes|resumes|lifts|reopens|convenes|adjourns)\b)"
@@ -198,7 +209,12 @@ _PROSPECTIVE_NOUN_LEAD = re.compile(
     r"(?:for|of)\s+(?:(?:the|its|their|his|her|a|an|fiscal|full|calendar)[- ]+){0,3}$",
     re.I,
 )
-_PROSPECTIVE_NOUN_TRAIL = re.compile(r"^[\s'’s-]*(?:guidance|outlook|forecasts?|projections?|targets?|budget)\b", re.I)
+_PROSPECTIVE_NOUN_TRAIL = re.compile(
+    r"^[\s'’s-]*(?:guidance|outlook|forecasts?|projections?|targets?|budget)\b"
+    # a day designated for something to come: "set June 23 as an opinion day", "added June 4 as a day for"
+    r"|^\s+as\s+(?:a|an|the)\s+(?:\w+\s+){0,2}?(?:day|date|deadline)\b",
+    re.I,
+)
 #: A claim about an agreement or a term, whose dates after a preposition of duration are the
 #: term's (the agreement was public when it was made).
 _TERM_WORDS = frozenset(
@@ -255,7 +271,9 @@ _CLAUSE_REACH = 300
 #: The words without which no date of a claim can be prospective or an upper bound (a claim
 #: with none of them needs no look at its clauses).
 _SCOPE_WORDS = frozenset(
-    "if unless event provided when once until till soon should could might may turns favored favoured tipped bound "
+    "if unless event provided when once until till soon should could might may turns played held staged hosted contested "
+    "run resolves implying signaling signalling awaits awaiting pending as payable maturing redeemable expiring projects "
+    "open begin start close end expire resume set favored favoured tipped bound "
     "rescheduled postponed pushed delayed predicted will ll won would wouldn shall must can cannot going gonna takes take goes comes kicks begins starts opens expires "
     "lapses ends closes resumes lifts reopens convenes adjourns set slated scheduled poised planned planning plan plans intend "
     "intends intended aim aims aiming hope hopes likely unlikely projected forecast forecasts track about prepared "
@@ -328,11 +346,32 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
             out.append(PROSPECTIVE)
         elif _subject_of_prospective(masked, before, e, markers):
             out.append(PROSPECTIVE)
-        elif in_condition(masked, s):
+        elif in_condition(masked, s) or goal_deadline(before):
             out.append(PROSPECTIVE)
         else:
             out.append(HAPPENED)
     return out
+
+
+#: A deadline given: "have until", "were given until".
+_GIVEN_UNTIL = re.compile(r"\b(?:have|has|(?:is|are)\s+given|gets?)\s+until\s+(?:the\s+)?(?:(?:end|close)\s+of\s+)?$", re.I)
+#: A deadline: "by" (or "no later than") right before the date.
+_DEADLINE_LEAD = re.compile(r"\b(?:by|no\s+later\s+than)\s+(?:the\s+)?(?:(?:end|start|beginning|close)\s+of\s+)?$", re.I)
+#: A goal in the clause: a to-infinitive ("to raise spending to 5% of GDP") or a gerund after a
+#: noun of intent ("a goal of lifting ...").
+_GOAL = re.compile(r"\bto\s+(?!the\b|a\b|an\b|its\b|their\b|\$|\d|D)[a-z]+\b|\b(?:goal|aim|target|plan|pledge|commitment|bid|push|effort)s?\s+(?:of|to)\s+[a-z]+ing\b", re.I)
+
+
+def goal_deadline(before: str) -> bool:
+    """Whether a date is the deadline of a goal: "by" before it, and a to-infinitive or a noun of
+    intent with its gerund earlier in the clause ("agreed to raise spending to 5% of GDP by 2035",
+    "set a goal of lifting the rate to 1.0 by 2030"); "had shipped 10 million units by March" states
+    what was done by then."""
+    if _GIVEN_UNTIL.search(before):
+        return True  # "users have until November 3 to register": a deadline given
+    if not _DEADLINE_LEAD.search(before):
+        return False
+    return _GOAL.search(before[-_CLAUSE_REACH:]) is not None
 
 
 #: What opens the antecedent of a condition; and a temporal clause in the present or present
@@ -340,6 +379,8 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
 #: deadline has passed", "when the table is checked").
 _CONDITION_OPEN = re.compile(
     r"\b(?:if|unless|in\s+the\s+event(?:\s+that)?|provided\s+that)\b"
+    # a market's or question's terms: "The market resolves according to ... as checked on"
+    r"|\b(?:market|question|contract)\s+(?:will\s+)?resolves?\b"
     r"|\b(?:when|once|until|till|as\s+soon\s+as)\b(?=[^.;]{0,150}?\b(?:is|are|has|have)\s+(?:been\s+)?[a-z]+(?:ed|en|wn|ne|t)\b)",
     re.I,
 )
