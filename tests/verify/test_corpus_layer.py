@@ -313,3 +313,23 @@ def test_a_claim_must_say_enough_to_be_dated_by_a_document(news_layer):
     assert news_layer.check("Quillon Motors", dt.date(2019, 11, 30)) is None
     # only common words: it fits many events, years apart
     assert news_layer.check("Shares rise as traders weigh rates", dt.date(2014, 11, 30)) is None
+
+
+def test_a_term_needs_a_source_that_was_publishing_through_the_cutoff():
+    # reuters stops in mid-2020 and another source starts in 2022: a word it first uses then is
+    # not new to a 2021 cutoff (nobody was watching in between)
+    docs = [_doc(f"r-{i}", f"{2017 + i % 4}-{1 + i % 12:02d}-0{1 + i % 9}", f"Markets wrap {i}: shares steady", source="reuters")
+            for i in range(48) if f"{2017 + i % 4}" < "2020" or i % 12 < 6]
+    docs += [_doc(f"d-{i}", f"2022-0{1 + i % 6}-1{i % 9}", f"Vendors report quexolite shortages {i}", source="reddit")
+             for i in range(8)]
+    layer = CorpusLayer(BM25Search(pd.DataFrame(docs, columns=CORPUS_COLUMNS)))
+    assert layer.new_term("Vendors report quexolite shortages across the region.", dt.date(2021, 6, 30)) is None
+
+
+def test_a_term_absent_from_sparse_news_is_not_new():
+    # one headline a month for years; the word appears five times, spread over three years
+    docs = [_doc(f"w-{y}-{m}", f"{y}-{m:02d}-15", f"Markets wrap {y} {m}: shares steady", source="wsj")
+            for y in range(2014, 2022) for m in range(1, 13)]
+    docs += [_doc(f"q-{i}", f"{2019 + i % 3}-0{1 + i}-20", f"Vendors report quexolite shortages {i}", source="wsj") for i in range(5)]
+    layer = CorpusLayer(BM25Search(pd.DataFrame(docs, columns=CORPUS_COLUMNS)))
+    assert layer.new_term("Vendors report quexolite shortages across the region.", dt.date(2018, 6, 30)) is None

@@ -304,6 +304,14 @@ class BM25Search:
             out.append((str(self._published[idx[0]]), int(idx.size)) if idx.size else (None, 0))
         return out
 
+    def docs_between(self, sources: Iterable[str], start: str, end: str) -> int:
+        """How many documents of ``sources`` were published from ``start`` to ``end`` (ISO days, inclusive)."""
+        if not self.n_docs:
+            return 0
+        wanted = np.isin(self._sources, list(set(sources)))
+        days = self._published
+        return int((wanted & (days >= start) & (days <= end)).sum())
+
     def source_first_days(self, quantile: float = 0.01) -> dict[str, str]:
         """Per source, the day by which ``quantile`` of its documents had been published (ISO day).
 

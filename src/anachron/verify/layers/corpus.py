@@ -85,6 +85,9 @@ RARE_DOC_SHARE = 0.001
 MIN_TERM_CHARS = 6
 #: ... found in at least this many news documents ...
 MIN_TERM_DOCS = 5
+#: How many times the year before the cutoff would have held a term at its later rate, for its
+#: absence there to date it (Poisson: no occurrence where 3 are expected has probability 5%).
+TERM_EXPECTED_BEFORE = 3.0
 #: ... of news sources already publishing this long before the cutoff.
 TERM_COVERAGE = dt.timedelta(days=365)
 #: The corpus sources that are dated news (their vocabulary follows the world's).
@@ -315,6 +318,11 @@ class CorpusLayer:
         self._n_docs = int(n_docs or 0)
         first = getattr(search, "source_first_days", None)
         self._first_days = {s: dt.date.fromisoformat(d) for s, d in first().items()} if callable(first) else {}
+        # the day by which a source had published all but its last 1%: where its coverage ends
+        try:
+            self._last_days = {s: dt.date.fromisoformat(d) for s, d in first(0.99).items()} if callable(first) else {}
+        except TypeError:  # a backend without quantiles: coverage is taken to run on
+            self._last_days = {}
         self._cache: dict[tuple[str, str], GroundedVerdict | None] = {}
         self._docs: dict[str, _Document] = {}
 
@@ -478,19 +486,37 @@ class CorpusLayer:
         docstring: a term dated by its first appearance), as ``(word, first day, documents)``,
         or None. Only lower-case words of :data:`MIN_TERM_CHARS`+ letters count (a common noun
         the news starts to use: "coronavirus"; a name can be old and unreported), found in at
-        least :data:`MIN_TERM_DOCS` news documents, when the news was publishing at least
-        :data:`TERM_COVERAGE` before the cutoff."""
+        least :data:`MIN_TERM_DOCS` news documents of sources that were publishing from at least
+        :data:`TERM_COVERAGE` before the cutoff through the cutoff (a source that had stopped, or a
+        gap in the corpus, makes a word's absence meaningless), and only when its absence is
+        telling: at the rate the news has used it since, the year before the cutoff would have held
+        it at least :data:`TERM_EXPECTED_BEFORE` times (a word five sparse headlines use over years
+        proves nothing by being absent from a year of them)."""
         first_days = getattr(self.search, "term_first_days", None)
-        news = [s for s, d in self._first_days.items() if s in NEWS_SOURCES and d <= cutoff - TERM_COVERAGE]
+        # only sources publishing through the cutoff: a term's absence from a source that had stopped
+        # (or not yet started) says nothing about whether the word was in use
+        news = [
+            s for s, d in self._first_days.items()
+            if s in NEWS_SOURCES and d <= cutoff - TERM_COVERAGE and self._last_days.get(s, dt.date.max) >= cutoff
+        ]
         if not callable(first_days) or not news:
             return None
         words = sorted({w for w in _LOWER_TERM.findall(fact[:5000]) if w not in _STOP and len(w) >= MIN_TERM_CHARS})
         if not words:
             return None
         found = []
+        between = getattr(self.search, "docs_between", None)
+        before = between(news, (cutoff - TERM_COVERAGE).isoformat(), cutoff.isoformat()) if callable(between) else None
         for w, (day, n) in zip(words, first_days(words, news)):
-            if day is not None and n >= MIN_TERM_DOCS and dt.date.fromisoformat(day) > cutoff:
-                found.append((dt.date.fromisoformat(day), w, n))
+            if day is None or n < MIN_TERM_DOCS or dt.date.fromisoformat(day) <= cutoff:
+                continue
+            if before is not None:
+                # the word's rate in the news since its first use, over the documents of the year
+                # before the cutoff: how often it would have appeared had it been in use then
+                after = between(news, day, "9999-12-31")
+                if n * before / max(1, after) < TERM_EXPECTED_BEFORE:
+                    continue
+            found.append((dt.date.fromisoformat(day), w, n))
         if not found:
             return None
         day, w, n = min(found)
