@@ -349,3 +349,16 @@ def test_the_same_kinds_of_fact_when_they_happened():
                  "The question resolved Yes on December 31, 2031.",
                  "Users had registered 2 million claims by December 3, 2031."):
         assert verify_claim(fact, "2031-11-20", dt.date(2031, 11, 30))["verdict"] == "leaked", fact
+
+
+@pytest.mark.parametrize("fact", [
+    "A decision is expected before the Court recesses at the end of June 2032.",
+    "The decision is expected well before electors meet on December 14, 2032.",
+])
+def test_a_temporal_clause_with_a_scheduled_act_in_the_present_is_to_come(fact):
+    assert verify_claim(fact, "2032-04-26", dt.date(2032, 5, 24))["verdict"] != "leaked", fact
+
+
+def test_a_temporal_clause_in_the_past_still_dates():
+    assert verify_claim("The Court recessed at the end of June 2032 after deciding every case.", "2032-04-26",
+                        dt.date(2032, 5, 24))["verdict"] == "leaked"

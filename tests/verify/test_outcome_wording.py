@@ -247,3 +247,15 @@ def test_a_generic_party_written_as_the_case_lists_it_ties_the_ruling_to_the_cas
     assert states_ruling("The justices sided with the United States of America.", ctx)
     assert states_ruling("The United States Supreme Court heard the appeal.", ctx) is None  # no ruling, no party
     assert states_ruling("The justices sided with the United States in a dispute over import duties.", ctx) is None
+
+
+def test_a_ruling_inside_a_condition_decides_nothing():
+    from anachron.tasks.legal.grounding import DecisionGrounding
+
+    ctx = {"cutoff_date": "2031-05-10", "case_name": "Ostrander v. Lindqvist", "court": "Supreme Court of the United States",
+           "docket": "30-1436", "petitioner": "Ostrander", "respondent": "Lindqvist", "decision_date": "2031-05-11",
+           "outcome": "petitioner", "petitioner_wins": 1, "facts": "", "lower_court": "United States Court of Appeals for the Fifth Circuit",
+           "question": ""}
+    fact = "The Fifth Circuit held that it lacked jurisdiction over Ostrander's claim, a view that binds courts there unless the Supreme Court reverses."
+    assert DecisionGrounding().check(fact, ctx) is None
+    assert DecisionGrounding().check("The Supreme Court reversed the Fifth Circuit in Ostrander v. Lindqvist.", ctx) is not None

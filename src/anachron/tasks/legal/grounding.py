@@ -22,6 +22,7 @@ from anachron.dates import to_date
 from anachron.tasks.legal.parties import case_name_key, case_parties, party_key
 from anachron.verify.dates import find_periods
 from anachron.verify.grammar import hedged
+from anachron.verify.layers.rules import in_condition
 from anachron.verify.layers.grounded import GroundedVerdict
 from anachron.words import HEDGE_SPECULATIVE, MONTH_WORDS, PERFECT_AUXILIARY_AT_END, STOP_WORDS
 
@@ -384,10 +385,12 @@ def _court_vote(m: re.Match[str]) -> bool:
 
 
 def _signals(fact: str) -> list[tuple[int, int]]:
-    """Spans of the decision signals of ``fact``: verbs of deciding, opinion forms, court votes."""
+    """Spans of the decision signals of ``fact``: verbs of deciding, opinion forms, court votes;
+    none inside a condition ("a view that binds courts unless the Supreme Court reverses":
+    :func:`~anachron.verify.layers.rules.in_condition`), which decides nothing."""
     spans = [m.span() for pat in (RULING, OPINION) for m in pat.finditer(fact)]
     spans += [m.span() for m in _VOTE.finditer(fact) if _court_vote(m)]
-    return sorted(spans)
+    return sorted(sp for sp in spans if not in_condition(fact, sp[0]))
 
 
 def _subject(fact: str, span: tuple[int, int], courts: list[tuple[int, int, str]], supreme_case: bool = True) -> str | None:

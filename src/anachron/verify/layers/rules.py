@@ -381,7 +381,11 @@ _CONDITION_OPEN = re.compile(
     r"\b(?:if|unless|in\s+the\s+event(?:\s+that)?|provided\s+that)\b"
     # a market's or question's terms: "The market resolves according to ... as checked on"
     r"|\b(?:market|question|contract)\s+(?:will\s+)?resolves?\b"
-    r"|\b(?:when|once|until|till|as\s+soon\s+as)\b(?=[^.;]{0,150}?\b(?:is|are|has|have)\s+(?:been\s+)?[a-z]+(?:ed|en|wn|ne|t)\b)",
+    r"|\b(?:when|once|until|till|as\s+soon\s+as)\b(?=[^.;]{0,150}?\b(?:is|are|has|have)\s+(?:been\s+)?[a-z]+(?:ed|en|wn|ne|t)\b)"
+    # ... or a scheduled act in the simple present ("before the Court recesses", "before electors meet")
+    r"|\b(?:when|once|until|till|before|after|as\s+soon\s+as)\s+(?:the\s+|its\s+|their\s+)?(?:[\w'’-]+\s+){0,3}?"
+    r"(?:recess(?:es)?|adjourns?|convenes?|reconvenes?|begins?|starts?|ends?|closes?|opens?|expires?|meets?|votes?|"
+    r"resumes?|returns?|takes\s+office|take\s+office|leaves?\s+office)\b",
     re.I,
 )
 #: A sentence ends at ".", ";", "!" or "?" before a capital, a digit, a quote or the end, not after
