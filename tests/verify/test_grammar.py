@@ -362,3 +362,10 @@ def test_a_temporal_clause_with_a_scheduled_act_in_the_present_is_to_come(fact):
 def test_a_temporal_clause_in_the_past_still_dates():
     assert verify_claim("The Court recessed at the end of June 2032 after deciding every case.", "2032-04-26",
                         dt.date(2032, 5, 24))["verdict"] == "leaked"
+
+
+def test_a_parenthesis_of_dates_stays_in_the_clause_of_the_noun_it_lists():
+    fact = "The market will resolve on the decisions of the next three meetings in 2032 (September 16-17, October 28-29, and December 9-10)."
+    assert verify_claim(fact, None, dt.date(2032, 10, 16))["verdict"] != "leaked"
+    fact = "The Fed cut rates at its meetings in 2032 (September 17, October 29, and December 10)."
+    assert verify_claim(fact, None, dt.date(2032, 10, 16))["verdict"] == "leaked"

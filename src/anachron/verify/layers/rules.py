@@ -313,6 +313,9 @@ def _scopes(text: str, spans: list[tuple[int, int]], words: set[str]) -> list[st
     masked = _WEEKDAY_COMMA.sub(lambda m: m[0].replace(",", " "), "".join(chars))  # "on Monday, June 29" is one date
     masked = _ABBREVIATION.sub(lambda m: m[0].replace(".", "_"), masked)  # "the U.S. target", "Disney Inc. said", "6 p.m. ET"
     masked = _DIGIT_COMMA.sub("_", masked)  # "900,000 barrels a day by the end of 2023"
+    # a parenthesis of dates only ("meetings in 2025 (September 16-17, October 28-29, and December 9-10)")
+    # lists what the noun before it names: it stays in that noun's clause
+    masked = _DATE_LIST.sub(lambda m: " " + re.sub(r"[,;]", " ", m[0][1:-1]) + " ", masked)
     # "The target: net zero by 2030": a planning noun introduces what it plans (no clause break; a marker)
     masked = _PLANNED_COLON.sub(lambda m: m[0][:-1] + "\u2236", masked)
     # a comma before a reduced relative ("the World Cup, co-hosted by ... from late August") does
@@ -415,6 +418,8 @@ def marker_before(text: str, pos: int) -> bool:
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, start, pos)]
     return _PROSPECTIVE.search(text, breaks[-1] if breaks else start, pos) is not None
 _ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b(?:[ap]\.m|Inc|Corp|Co|Ltd|Jr|Sr|No|St|Mr|Mrs|Ms|Dr|Gov|Sen|Rep|Gen|vs|v)\.", )
+#: A parenthesis that holds only dates (masked as "D"), commas and "and"/"or".
+_DATE_LIST = re.compile(r"\((?:[D\s,;–—-]|\band\b|\bor\b)+\)")
 #: The comma of a digit group ("900,000 barrels"): no clause break.
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _PLANNED_COLON = re.compile(r"\b(?:" + "|".join(sorted(PLANNED_NOUNS)) + r"):", re.I)
