@@ -126,7 +126,8 @@ def ranks_period(text: str, p: Period) -> bool:
     has ended; "said in February 2024" beside "its best quarter" is not ranked."""
     if p.pos < 0:
         return False
-    for m in _PERIOD_SUPERLATIVE.finditer(text):
+    lo, hi = max(0, p.pos - _RANK_REACH - 60), min(len(text), p.pos + len(p.text) + _RANK_REACH + 60)
+    for m in _PERIOD_SUPERLATIVE.finditer(text, lo, hi):  # a window around the period: linear in the claim
         kinds = _RANKED_KINDS.get(m["noun"].lower(), ("season", "month"))
         if p.kind in kinds and (abs(m.start() - (p.pos + len(p.text))) <= _RANK_REACH or abs(p.pos - m.end()) <= _RANK_REACH):
             return True
@@ -402,8 +403,10 @@ def in_condition(text: str, pos: int) -> bool:
     report is issued"): a condition word, or a temporal clause in the present tense, opens the
     sentence or a clause of it before ``pos``. A condition asserts nothing happened: it is a
     hypothetical, prospective from where it is written."""
-    starts = [m.end() for m in _SENTENCE_BREAK.finditer(text, 0, pos)]
-    m = _CONDITION_OPEN.search(text, starts[-1] if starts else 0)  # the clause's verb may follow pos
+    window = max(0, pos - 2 * _CLAUSE_REACH)  # a bounded window: linear in the claim
+    starts = [m.end() for m in _SENTENCE_BREAK.finditer(text, window, pos)]
+    start = starts[-1] if starts else window
+    m = _CONDITION_OPEN.search(text, start, min(len(text), pos + 200))  # the clause's verb may follow pos
     return m is not None and m.start() < pos
 
 
