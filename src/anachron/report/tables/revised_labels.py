@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anachron.report.render import TableData, as_count
+from anachron.report.render import TableData, as_count, fmt_ci
 from anachron.report.tables.base import ReportTable, block_starts
 
 if TYPE_CHECKING:
@@ -36,12 +36,6 @@ ORDER BY task, method, model, split
 """
 
 
-def _num(x: object, pct: bool = False) -> str:
-    if x is None or pd.isna(x):
-        return "—"
-    return f"{100 * float(x):.1f}" if pct else f"{float(x):.3f}"
-
-
 def _format(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
     out = [
         {
@@ -51,10 +45,10 @@ def _format(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
             "Split": r.split,
             "n": as_count(r.n),
             "revised labels": f"{as_count(r.n_revised)} ({100 * r.n_revised / max(1, r.n):.0f}%)",
-            "Perf, all": _num(r.perf_all),
-            "Perf, first-published only": _num(r.perf_first_release),
-            "OLR %, all": _num(r.olr_all, pct=True),
-            "OLR %, first-published only": _num(r.olr_first_release, pct=True),
+            "Perf, all": fmt_ci(r.perf_all),
+            "Perf, first-published only": fmt_ci(r.perf_first_release),
+            "OLR %, all": fmt_ci(r.olr_all, pct=True),
+            "OLR %, first-published only": fmt_ci(r.olr_first_release, pct=True),
         }
         for r in rows.itertuples(index=False)
     ]

@@ -42,6 +42,7 @@ from anachron.tasks.salary.windows import (
     LATE_REPORT_LEAD_DAYS,
     WINDOW_SPAN_DAYS,
     WindowError,
+    dated_by,
     salary_cutoff,
     window_table,
 )
@@ -213,13 +214,6 @@ def _config(task_config: Mapping[str, Any] | None) -> dict[str, Any]:
     cfg["windows"] = window_table(cfg["negotiating_windows"])
     return cfg
 
-
-def dated_by(date_rule: Any) -> str:
-    """What a source's signing date is, from its ``date_rule``: announcement, fallback or signing."""
-    rule = str(date_rule or "").lower()
-    if rule == FALLBACK_DATE_RULE or "fallback" in rule:
-        return "fallback"
-    return "announcement" if "announce" in rule else "signing"
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -38,7 +38,7 @@ import pandas as pd
 from anachron.dates import to_date
 from anachron.names import MIN_SURNAME_CHARS, surname
 from anachron.tasks.salary.grounding import ContractGrounding, contract_years, states_contract
-from anachron.tasks.salary.windows import WindowError, salary_cutoff, window_table
+from anachron.tasks.salary.windows import WindowError, dated_by, salary_cutoff, window_table
 from anachron.verify.layers.grounded import GroundedVerdict
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]+")
@@ -144,8 +144,7 @@ REPORT_LEAD = dt.timedelta(days=14)
 def _first_public(league: str, day: dt.date, date_rule: Any, windows: Mapping[Any, Any]) -> dt.date:
     """The first day a signing record dated ``day`` may have been public: the day after its
     point-in-time cutoff, or ``day`` less :data:`REPORT_LEAD` when the window table has no window."""
-    rule = str(date_rule or "transaction").lower()
-    by = "fallback" if "fallback" in rule else "announcement" if "announce" in rule else "signing"
+    by = dated_by(date_rule)
     try:
         return salary_cutoff(league, day, by, windows).day + dt.timedelta(days=1)
     except WindowError:

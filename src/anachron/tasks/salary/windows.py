@@ -92,6 +92,15 @@ class WindowError(ValueError):
         self.detail = detail
 
 
+def dated_by(date_rule: Any) -> str:
+    """What a source's signing date is, from its ``date_rule``: ``"fallback"`` (no date: the
+    league's opening day), ``"announcement"`` (the contract's first report) or ``"signing"``."""
+    rule = str(date_rule or "").lower()
+    if "fallback" in rule:
+        return "fallback"
+    return "announcement" if "announce" in rule else "signing"
+
+
 def window_table(overrides: Mapping[str, Mapping[Any, str]] | None = None) -> dict[tuple[str, int], Window]:
     """The window table: :data:`NEGOTIATING_WINDOWS` updated by ``overrides``.
 
