@@ -16,7 +16,11 @@ trace scores, the ``main_table`` view and the report views are computed exactly 
   200 completion tokens each, 1.5 s; the ``control`` calls of ``m1`` are cache hits;
 * ``rag`` / ``rag_unrestricted`` have two search calls per instance, the second of
   ``rag_unrestricted`` returning a document dated after the cutoff;
-* a calibration summary and planted claims for ``stock``; a TEMPO training log of 3 steps.
+* a calibration summary and planted claims for ``stock``; a TEMPO training log of 3 steps;
+* ``clean_scores`` of ``stock/temporal_hint/m1`` (:data:`CLEAN_PERF`: each answer's perf_clean) and
+  ``probe_scores`` of its neutered and date-shifted probes (:data:`PROBE_PERF`; one neutered
+  instance skipped, the neutered answers of instances 0 and 1 naming the company, the shifted
+  predictions of instances 0-2 changed).
 
 Fictional throughout: no row is copied from a snapshot or the verifier dev set.
 """
@@ -77,6 +81,35 @@ def _frame(table: str, rows: list[dict]) -> pd.DataFrame:
     """``rows`` with every declared column of ``table`` (absent ones None), in table order."""
     cols = SCHEMA[table].names
     return pd.DataFrame([{c: r.get(c) for c in cols} for r in rows], columns=cols)
+
+
+#: perf_clean of the six answers of stock/temporal_hint/m1 (those with a leaked claim drop).
+CLEAN_PERF = [0.3, 0.2, 0.8, 0.5, 0.5, 0.5]
+#: Perf of the probe answers of stock/temporal_hint/m1: probe -> per instance (None: skipped).
+PROBE_PERF = {"neutered": [0.5, 0.4, 0.5, None, 0.5, 0.4], "date_shift": [0.6, 0.3, 0.7, 0.6, 0.5, 0.5]}
+
+
+def _probe_frames(scores: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The clean_scores and probe_scores rows of stock/temporal_hint/m1."""
+    mine = [r for r in scores if (r["task"], r["method"], r["model"]) == ("stock", "temporal_hint", "m1")]
+    clean, probes = [], []
+    for i, r in enumerate(mine):
+        key = {k: r[k] for k in ("task", "method", "model", "split", "instance_id")}
+        asked = r["n_leaked"] > 0
+        clean.append({**key, "n_evidence": N_CLAIMS, "n_leaked": r["n_leaked"], "n_strict": r["n_leaked"] + r["n_undated"],
+                      "n_kept": N_CLAIMS - r["n_leaked"], "n_kept_strict": N_CLAIMS - r["n_leaked"] - r["n_undated"],
+                      "perf": r["perf"], "perf_clean": CLEAN_PERF[i], "perf_clean_strict": CLEAN_PERF[i],
+                      "status": "asked" if asked else "kept", "status_strict": "asked" if asked else "kept"})
+        for probe, perfs in PROBE_PERF.items():
+            skipped = perfs[i] is None
+            probes.append({**key, "probe": probe, "status": "skipped" if skipped else "paired",
+                           "reason": "names_are_common_words" if skipped else None, "cutoff_date": cutoff_of(i),
+                           "probe_cutoff_date": cutoff_of(i), "parsed": not skipped, "parsed_probe": not skipped,
+                           "perf": r["perf"], "perf_probe": perfs[i], "olr": r["olr"], "olr_probe": 0.0 if not skipped else None,
+                           "prediction_changed": (i < 3) if probe == "date_shift" else None,
+                           "reidentified": (i < 2) if probe == "neutered" and not skipped else None,
+                           "reid_forms": '["CYGR"]' if probe == "neutered" and i < 2 else "[]"})
+    return clean, probes
 
 
 def scenario() -> dict[str, pd.DataFrame | list[dict]]:
@@ -173,6 +206,7 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
          "checkpoint": "base" if step == 0 else ("best" if step == 2 else None), "wall_s": 10.0 * step}
         for step, frac, leak, val in ((0, 0.25, 1.0, 0.5), (1, 0.5, 0.5, 0.25), (2, 0.75, 0.25, 0.125))
     ]
+    clean, probes = _probe_frames(scores)
     return {
         "instances": _frame("instances", instances),
         "completions": _frame("completions", completions),
@@ -183,6 +217,8 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
         "calibration": _frame("calibration", calibration),
         "planted_claims": _frame("planted_claims", planted),
         "training_log": _frame("training_log", training),
+        "clean_scores": _frame("clean_scores", clean),
+        "probe_scores": _frame("probe_scores", probes),
         "runs": runs,
     }
 
@@ -191,7 +227,8 @@ def scenario() -> dict[str, pd.DataFrame | list[dict]]:
 _ARGS = {"instances": "instances", "completions": "completions", "claims": "claims",
          "instance_scores": "instance_scores", "llm_calls": "llm_calls", "tool_calls": "tool_calls",
          "calibration": "calibration", "planted_claims": "planted", "training_log": "training_log",
-         "claim_shapley": "claim_shapley", "shapley": "shapley"}
+         "claim_shapley": "claim_shapley", "shapley": "shapley", "clean_scores": "clean_scores",
+         "probe_scores": "probe_scores"}
 
 
 def write_results_db(dest: Path, frames: dict | None = None, *, drop: tuple[str, ...] = (),

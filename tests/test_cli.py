@@ -267,3 +267,22 @@ def test_show_help_has_examples(capsys):
     out = capsys.readouterr().out
     assert exc.value.code == 0 and "[LEAKED]" in out and "TASK/METHOD/MODEL" in out
     assert "anachron show stock/rag_unrestricted/smollm2" in out and "--format json" in out
+
+
+def test_show_sets_the_probe_answers_and_perf_clean_beside_the_answer(tmp_path, capsys):
+    f = _frames()
+    comps = f["completions"]
+    mine = comps[(comps["task"] == "stock") & (comps["method"] == "temporal_hint") & (comps["model"] == "m1")]
+    probe = mine.assign(method="temporal_hint@neutered", reasoning="Company A is surely CYGR [1].")
+    f["completions"] = pd.concat([comps, probe], ignore_index=True)
+    db = write_results_db(tmp_path, f)
+    rc, out, _ = _show(capsys, "stock/temporal_hint/m1", "stock-0", "--db", str(db))
+    flat = " ".join(out.split())
+    assert rc == 0 and "Side by side" in out
+    assert "neutered cutoff 2020-01-01 parse ok prediction 0 Perf 0.500 OLR 0.000; names the entity: CYGR" in flat
+    assert "prediction changed: yes" in flat.split("date_shift cutoff")[1]
+    assert "perf_clean 0.300 (asked)" in flat
+    rc, out, _ = _show(capsys, "stock/temporal_hint/m1", "stock-3", "--db", str(db))
+    assert "neutered skipped: names_are_common_words" in " ".join(out.split())
+    rc, out, _ = _show(capsys, "stock/rag/m1", "stock-0", "--db", str(db))
+    assert "Side by side" not in out  # no probe and no perf_clean for this run

@@ -44,6 +44,17 @@ def test_paper_config_validates(monkeypatch):
     assert len(out["tasks"]["stock"]["windows"]) == 6
 
 
+def test_probe_kinds_are_checked_and_a_method_not_run_is_not_probed(cfg):
+    from anachron.plan import probe_runs
+
+    cfg["probes"] = {"methods": ["timespec", "temporal_hint"]}
+    cfg["run"]["methods"] = ["temporal_hint"]
+    assert {m for _, m, _ in probe_runs(validate_config(cfg))} == {"temporal_hint@neutered", "temporal_hint@date_shift"}
+    cfg["probes"] = {"methods": ["temporal_hint"], "kinds": ["masked"]}
+    with pytest.raises(ConfigError, match=r"probes\.kinds\.0"):
+        validate_config(cfg)
+
+
 def test_unknown_key_is_named(cfg):
     cfg["run"]["methodz"] = ["temporal_hint"]
     with pytest.raises(ConfigError, match=r"run.*methodz"):

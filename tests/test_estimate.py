@@ -83,6 +83,7 @@ def small_config(methods: dict, **over) -> dict:
         "models": {"m": {"model": "mock/m", "knowledge_cutoff": "2023-01-01", "params": {"max_tokens": 100}}},
         "methods": json.loads(json.dumps(methods)),  # validation fills the defaults in place
         "shapley": {"tasks": []},
+        "perf_clean": {"enabled": False},
         # the run patterns apart from the verifier's searches (the corpus layer's are counted below)
         "verify": {"layers": ["grounded", "rules"]},
         **over,
@@ -173,6 +174,16 @@ def test_shapley_calls_are_those_of_the_estimator(dataset, tmp_path):
     assert est.steps[est.steps["stage"] == "shapley"]["calls"].iloc[0] == 2 * 8  # Leverage SHAP: the budget
 
 
+def test_perf_clean_and_probe_runs_are_counted(dataset, tmp_path):
+    cfg = small_config({"temporal_hint": {}}, perf_clean={"sample": 2},
+                       probes={"methods": ["temporal_hint"], "sample": 3})
+    est = estimate(cfg, tmp_path / "datasets", EXACT)
+    clean = est.steps[est.steps["stage"] == "perf_clean"]
+    assert len(clean) == 1 and clean["instances"].iloc[0] == 2 and clean["calls"].iloc[0] == 2 * 2  # at most two asks
+    for probe in ("neutered", "date_shift"):
+        assert estimated_steps(est, f"temporal_hint@{probe}") == {"generate": 3.0}  # as the method calls, on its sample
+
+
 def test_tokens_and_cost_from_rendered_prompts_and_prices(dataset, tmp_path):
     cfg = small_config({"temporal_hint": {}}, models={
         "m": {"model": "openai/m", "knowledge_cutoff": "2023-01-01", "params": {"max_tokens": 100}}},
@@ -207,7 +218,7 @@ def test_instances_follow_the_sample_and_without_a_dataset_the_config(dataset, t
     unknown = validate_config({"run": {"tasks": ["legal"], "methods": ["temporal_hint"], "models": ["smollm2"]}})
     s = summarize(estimate(unknown, tmp_path / "empty"))
     # the default verifier layers search the corpus: a verify stage of claim searches, no model calls
-    assert s["stage"].tolist() == ["run", "verify", "shapley"]
+    assert s["stage"].tolist() == ["run", "verify", "shapley", "perf_clean"]
     assert s["instances_basis"].eq("unknown").all() and s.loc[s["stage"] != "verify", "calls"].isna().all()
 
 
@@ -286,7 +297,7 @@ def test_cli_estimate_after_a_run_and_as_json(fixture_run, capsys):
     assert doc["assumptions"]["retry_rate"] == 0
     row = next(r for r in doc["comparison"] if (r["task"], r["stage"], r["method"], r["model"]) == ("legal", "run", "timespec", "m1"))
     assert row["calls_actual"] == 12 and row["cost_spent_usd"] == pytest.approx(8 * 0.006)
-    assert {r["stage"] for r in doc["rows"]} == {"run", "verify"}  # the corpus layer's claim searches
+    assert {r["stage"] for r in doc["rows"]} == {"run", "verify", "perf_clean"}  # the corpus layer's claim searches
     assert all(r["calls"] == 0 for r in doc["rows"] if r["stage"] == "verify")
 
 
@@ -297,7 +308,8 @@ def test_cli_estimate_of_the_paper_config_needs_no_key_and_no_dataset(tmp_path, 
     assert main(["estimate", str(REPO / "config" / "paper.yaml"), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     rows = pd.DataFrame(doc["rows"])
-    assert set(rows["stage"]) == {"run", "verify", "shapley", "calibration"}
+    assert set(rows["stage"]) == {"run", "verify", "shapley", "perf_clean", "calibration"}
+    assert {"temporal_hint@neutered", "rag@date_shift"} <= set(rows["method"])  # the paper grid's probes
     stock = rows[(rows["task"] == "stock") & (rows["stage"] == "run") & (rows["method"] == "temporal_hint")]
     assert stock["instances"].tolist() == [200, 200]  # the eval and control windows, 100 each
     assert stock["instances_basis"].iloc[0] == "config, at most"

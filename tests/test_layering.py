@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # table helpers (missing values, required columns) and the shared word lists
     ("anachron", "anachron.errors", "anachron.io", "anachron.logs", "anachron.progress", "anachron.http",
      "anachron.dates", "anachron.money", "anachron.names", "anachron.cost", "anachron.tables", "anachron.frames",
-     "anachron.plugins", "anachron.words"),
+     "anachron.plugins", "anachron.words", "anachron.variants"),
     ("anachron.sources",),
     ("anachron.retrieval",),
     ("anachron.llm",),

@@ -354,6 +354,57 @@ SHAPLEY = Table(
     ),
 )
 
+CLEAN_SCORES = Table(
+    "clean_scores",
+    "Leakage-adjusted Perf per answer (:mod:`anachron.attribution.clean`; docs/metrics.md#leakage-adjusted-perf): "
+    "the prediction asked again in the closed world without the leaked (strictly: not verified clean) evidence. "
+    "``status``: unparsed, kept (no such claim: perf_clean = perf), asked, empty_evidence (asked with no fact), "
+    "invalid_answer.",
+    (
+        *_RUN_KEYS,
+        ("split", VARCHAR),
+        ("instance_id", VARCHAR),
+        ("n_evidence", BIGINT),
+        ("n_leaked", BIGINT),
+        ("n_strict", BIGINT),
+        ("n_kept", BIGINT),
+        ("n_kept_strict", BIGINT),
+        ("perf", DOUBLE),
+        ("perf_clean", DOUBLE),
+        ("perf_clean_strict", DOUBLE),
+        ("status", VARCHAR),
+        ("status_strict", VARCHAR),
+    ),
+)
+
+PROBE_SCORES = Table(
+    "probe_scores",
+    "One row per instance of a probe run, paired with the method's own answer (rule score_probe; "
+    "docs/metrics.md#probes). ``method`` is the probed method, ``probe`` neutered or date_shift; ``status``: paired, "
+    "skipped (the probe could not be built: ``reason``), not_sampled (no answer of the method itself). "
+    "``reidentified``: the neutered answer names a real entity (``reid_forms``); ``prediction_changed``: the "
+    "date-shifted answer's prediction differs from the method's.",
+    (
+        *_RUN_KEYS,
+        ("probe", VARCHAR),
+        ("split", VARCHAR),
+        ("instance_id", VARCHAR),
+        ("status", VARCHAR),
+        ("reason", VARCHAR),
+        ("cutoff_date", VARCHAR),
+        ("probe_cutoff_date", VARCHAR),
+        ("parsed", BOOLEAN),
+        ("parsed_probe", BOOLEAN),
+        ("perf", DOUBLE),
+        ("perf_probe", DOUBLE),
+        ("olr", DOUBLE),
+        ("olr_probe", DOUBLE),
+        ("prediction_changed", BOOLEAN),
+        ("reidentified", BOOLEAN),
+        ("reid_forms", VARCHAR),
+    ),
+)
+
 CALIBRATION = Table(
     "calibration",
     "Verifier recall / false-positive rate on planted claims per task, layer set, kind and style, "
@@ -470,6 +521,8 @@ SCHEMA: dict[str, Table] = {
         TRACE_SCORES,
         CLAIM_SHAPLEY,
         SHAPLEY,
+        CLEAN_SCORES,
+        PROBE_SCORES,
         CALIBRATION,
         PLANTED_CLAIMS,
         TRAINING_LOG,
@@ -498,13 +551,17 @@ SCORE_COLUMNS = INSTANCE_SCORES.names
 TRACE_SCORE_COLUMNS = TRACE_SCORES.names
 PHI_COLUMNS = CLAIM_SHAPLEY.names
 SHAPLEY_COLUMNS = SHAPLEY.names
+CLEAN_SCORE_COLUMNS = CLEAN_SCORES.names
+PROBE_SCORE_COLUMNS = PROBE_SCORES.names
 CALIBRATION_COLUMNS = CALIBRATION.names
 PLANTED_COLUMNS = _names(_PLANTED)
 METRIC_COLUMNS = METRICS.names
 
 #: The SELECT of the ``main_table`` view: the ``metrics`` rows of OLR, strict OLR, declared-only
-#: rate, Perf, Cov and parse rate side by side, one row per task x method x model x split (the
-#: report tables :mod:`anachron.report.tables.main` and ``control`` select from it too).
+#: rate, Perf, perf_clean, perf_leak_share, Cov and parse rate side by side, one row per task x
+#: method x model x split (the report tables :mod:`anachron.report.tables.main` and ``control``
+#: select from it too). Probe runs (method ``<method>@<probe>``) are left out: their numbers are the
+#: probes table's (:mod:`anachron.report.tables.probes`).
 MAIN_TABLE_SELECT = """
 SELECT task, method, model, split,
        max(n) FILTER (WHERE metric = 'parse_rate') AS n,
@@ -522,11 +579,19 @@ SELECT task, method, model, split,
        max(ci_low) FILTER (WHERE metric = 'perf') AS perf_ci_low,
        max(ci_high) FILTER (WHERE metric = 'perf') AS perf_ci_high,
        max(n) FILTER (WHERE metric = 'perf') AS perf_n,
+       max(value) FILTER (WHERE metric = 'perf_clean') AS perf_clean,
+       max(ci_low) FILTER (WHERE metric = 'perf_clean') AS perf_clean_ci_low,
+       max(ci_high) FILTER (WHERE metric = 'perf_clean') AS perf_clean_ci_high,
+       max(n) FILTER (WHERE metric = 'perf_clean') AS perf_clean_n,
+       max(value) FILTER (WHERE metric = 'perf_leak_share') AS perf_leak_share,
+       max(ci_low) FILTER (WHERE metric = 'perf_leak_share') AS perf_leak_share_ci_low,
+       max(ci_high) FILTER (WHERE metric = 'perf_leak_share') AS perf_leak_share_ci_high,
        max(value) FILTER (WHERE metric = 'cov') AS cov,
        max(value) FILTER (WHERE metric = 'parse_rate') AS parse_rate,
        max(value) FILTER (WHERE metric = 'undated_rate') AS undated_rate,
        max(value) FILTER (WHERE metric = 'ambiguous_rate') AS ambiguous_rate
 FROM metrics
+WHERE method NOT LIKE '%@%'
 GROUP BY task, method, model, split
 ORDER BY task, method, model, split
 """

@@ -270,3 +270,17 @@ def test_save_figure_writes_png_and_pdf_atomically(con, tmp_path):
     save_figure(fig, [out / "c.png", out / "c.pdf"], dpi=TEST_DPI)
     assert (out / "c.png").read_bytes()[:4] == b"\x89PNG" and (out / "c.pdf").read_bytes()[:4] == b"%PDF"
     assert sorted(p.name for p in out.iterdir()) == ["c.pdf", "c.png"]  # no temporary file left
+
+
+def test_perf_clean_arrows_and_probe_bars_show_the_stored_numbers(con):
+    from results_fixture import CLEAN_PERF, PROBE_PERF
+
+    fig = FIGURES["leakage_performance"](con)
+    arrows = by_gid(fig, "clean")
+    assert set(arrows) == {"stock:temporal_hint:m1"}  # only the run with clean_scores
+    (_, y0), (_, y1) = arrows["stock:temporal_hint:m1"]._posA_posB
+    assert y0 == pytest.approx(eval_mean("stock", "temporal_hint", "m1", 1)) and y1 == pytest.approx(np.mean(CLEAN_PERF[:4]))
+    bars = by_gid(FIGURES["probes"](con), "probe")
+    assert bars["stock:temporal_hint:m1:perf_clean"].get_height() == pytest.approx(np.mean(CLEAN_PERF[:4]))
+    neut = [p for p in PROBE_PERF["neutered"][:4] if p is not None]
+    assert bars["stock:temporal_hint:m1:neutered Perf"].get_height() == pytest.approx(np.mean(neut))

@@ -19,7 +19,7 @@ from anachron.report.render import TableData, latex_escape, render_html, render_
 from anachron.report.tables import TABLE_NAMES
 from anachron.store.load import write_database
 from conftest import REPO
-from results_fixture import scenario, write_results_db
+from results_fixture import CLEAN_PERF, PROBE_PERF, RUN_SCORES, scenario, write_results_db
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +89,35 @@ def test_main_marks_nothing_in_a_block_of_equal_values(tmp_path):
         df = _numbers(c, "main")
     assert not df.loc[df["task"] == "legal", "best_olr"].any()
     assert df.loc[df["task"] == "stock", "best_olr"].sum() == 1
+
+
+def test_main_has_perf_clean_and_the_leak_share_beside_perf(con):
+    row = _row(_numbers(con, "main"), task="stock", method="temporal_hint", model="m1", split="eval")
+    perf = np.mean([p for _, p, _ in RUN_SCORES[("stock", "temporal_hint", "m1")][:4]])
+    clean = np.mean(CLEAN_PERF[:4])  # the eval instances
+    assert row["perf_clean"] == pytest.approx(clean) and row["perf_leak_share"] == pytest.approx((perf - clean) / perf)
+    other = _row(_numbers(con, "main"), task="stock", method="temporal_hint", model="m2", split="eval")
+    assert pd.isna(other["perf_clean"])  # no clean_scores for m2: "–" in the table
+    text = render_table("main", con)["md"]
+    assert "perf_clean" in text and "leak share" in text
+
+
+def test_probes_table_pairs_the_probes_with_the_method(con):
+    df = _numbers(con, "probes")
+    assert set(df["method"]) == {"temporal_hint"}  # no probe run shows as a method of its own
+    row = _row(df, task="stock", method="temporal_hint", model="m1", split="eval")
+    perf = [p for _, p, _ in RUN_SCORES[("stock", "temporal_hint", "m1")][:4]]
+    neut = PROBE_PERF["neutered"][:4]
+    paired = [(a, b) for a, b in zip(perf, neut) if b is not None]
+    assert row["neutered_gap"] == pytest.approx(np.mean([a - b for a, b in paired]))
+    assert row["neutered_gap_n"] == 3 and row["neutered_skipped"] == 1 and row["neutered_skipped_n"] == 4
+    assert row["reid_rate"] == pytest.approx(2 / 3)
+    assert row["shift_change_rate"] == pytest.approx(3 / 4)
+    assert row["shift_perf_change"] == pytest.approx(np.mean(np.array(PROBE_PERF["date_shift"][:4]) - perf))
+    files = render_table("probes", con)
+    assert "1 of 4" in files["md"] and "66.7" in files["md"]
+    main = _numbers(con, "main")
+    assert not main["method"].str.contains("@").any()
 
 
 def test_control_floor_per_run_and_pooled(con):
@@ -344,6 +373,7 @@ def test_empty_database_says_no_data_everywhere(tmp_path):
     ("training_log", "training", "TEMPO training did not run"),
     ("tool_calls", "enforcement", "no paired retrieval runs"),
     ("calibration", "calibration", "calibrate_verifier did not run"),
+    ("probe_scores", "probes", "no probe run"),
 ])
 def test_tables_left_empty_say_why(tmp_path, dropped, name, reason):
     with duckdb.connect(str(write_results_db(tmp_path, drop=(dropped,))), read_only=True) as c:

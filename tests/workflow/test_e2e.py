@@ -104,6 +104,18 @@ def test_outputs_and_database(workflow_run):
     assert ("stock", "grounded+rules") in cal and ("legal", "rules") in cal
     assert "control" in (work / "results" / "tables" / "calibration.md").read_text().lower()
     assert "Enforcement effect" in (work / "results" / "tables" / "enforcement.md").read_text()
+    # the probes: temporal_hint again on neutered and date-shifted instances, paired with its own answers
+    probes = con.execute("SELECT task, probe, status, reason FROM probe_scores").df()
+    assert set(probes["probe"]) == {"neutered", "date_shift"} and set(probes["task"]) == tasks
+    assert set(probes["status"]) <= {"paired", "skipped"} and probes.loc[probes["status"] == "skipped", "reason"].notna().all()
+    shifted = con.execute("SELECT p.probe_cutoff_date, c.cutoff_date FROM probe_scores p JOIN completions c ON "
+                          "c.method = 'temporal_hint@date_shift' AND c.task = p.task AND c.instance_id = p.instance_id "
+                          "WHERE p.probe = 'date_shift' AND p.status = 'paired'").fetchall()
+    assert shifted and all(a == b for a, b in shifted)  # the shifted run answered as of the shifted cutoff
+    assert con.execute("SELECT count(*) FROM main_table WHERE method LIKE '%@%'").fetchone()[0] == 0
+    assert "Probes" in (work / "results" / "tables" / "probes.md").read_text()
+    clean = con.execute("SELECT status FROM clean_scores").df()
+    assert len(clean) and set(clean["status"]) <= {"kept", "asked", "empty_evidence", "invalid_answer", "unparsed"}
     assert (work / "results" / "datasets" / "report.md").read_text().count("VIOLATION") == 0
     assert (work / "data" / "raw" / "edgar" / "data.parquet").exists()
     con.close()

@@ -17,7 +17,7 @@ from anachron.methods.runner import failed_runs_summary, retry_param, retry_stat
 from anachron.methods.registry import retrieval_methods, supervised_methods
 from anachron.sources.registry import SOURCES, source_params
 from anachron.tasks.registry import get_task
-from anachron.plan import method_sample as run_sample, planned_runs, shapley_runs
+from anachron.plan import PROBES, clean_runs, method_sample as run_sample, planned_runs, probe_runs, shapley_runs, split_variant
 from anachron.report import REPORT_LAYOUT
 from anachron.retrieval.corpus import corpus_tables
 
@@ -39,14 +39,19 @@ EDGAR = edgar_enabled(config)
 EDGAR_USED = EDGAR and any("edgar" in get_task(t).grounding_inputs(edgar=True) for t in TASKS)
 
 
+# every run_method job: (task, method, model); methods.<m>.tasks selects within run.tasks, and a
+# probe variant <method>@<probe> (config key probes) is a run of its own (anachron.plan)
+RUNS = planned_runs(config)
+PROBE_RUNS = probe_runs(config)
+# runs whose leaked answers are asked again without the leaked evidence (config key perf_clean)
+CLEAN_RUNS = clean_runs(config)
+
+
 wildcard_constraints:
     task="|".join(TASKS),
-    method="|".join(METHODS),
+    method="|".join(sorted({m for _, m, _ in RUNS} | set(METHODS))),
     model="[A-Za-z0-9_.-]+",
-
-
-# every run_method job: (task, method, model); methods.<m>.tasks selects within run.tasks (anachron.plan)
-RUNS = planned_runs(config)
+    probe="|".join(PROBES),
 
 
 # Shared endpoint limits (config key endpoints; docs/running.md#endpoints): one Snakemake global
@@ -68,8 +73,9 @@ SUPERVISED_METHODS = supervised_methods()
 def job_model_specs(wildcards):
     """ModelSpecs a run_method job calls: its model, and the supervisor of a supervised method."""
     names = [wildcards.model]
-    if wildcards.method in SUPERVISED_METHODS and config["methods"].get(wildcards.method, {}).get("supervisor_model"):
-        names.append(config["methods"][wildcards.method]["supervisor_model"])
+    method = split_variant(wildcards.method)[0]
+    if method in SUPERVISED_METHODS and config["methods"].get(method, {}).get("supervisor_model"):
+        names.append(config["methods"][method]["supervisor_model"])
     return [model_spec(config, n) for n in names]
 
 
@@ -161,9 +167,24 @@ onerror:
     report_native_crashes()
 
 
-def run_outputs(kind, suffix="parquet"):
-    """Paths of one per-run output kind for every configured task x method x model."""
-    return [f"results/{kind}/{t}/{m}/{mo}.{suffix}" for t, m, mo in RUNS]
+def run_outputs(kind, suffix="parquet", runs=None):
+    """Paths of one per-run output kind for every configured task x method x model (or ``runs``)."""
+    return [f"results/{kind}/{t}/{m}/{mo}.{suffix}" for t, m, mo in (RUNS if runs is None else runs)]
+
+
+def probe_inputs(wildcards):
+    """Inputs of score_probe: the probe run's and its method's completions and scores, the probe's
+    records, and the task's instances (to redraw the probe run's sample)."""
+    method, probe = split_variant(wildcards.method)
+    base = f"{wildcards.task}/{method}/{wildcards.model}"
+    return {
+        "base_run": f"results/runs/{base}.parquet",
+        "base_scores": f"results/scores/{base}.parquet",
+        "probe_run": f"results/runs/{wildcards.task}/{wildcards.method}/{wildcards.model}.parquet",
+        "probe_scores": f"results/scores/{wildcards.task}/{wildcards.method}/{wildcards.model}.parquet",
+        "records": f"results/datasets/probes/{wildcards.task}.{probe}.records.parquet",
+        "instances": f"results/datasets/{wildcards.task}.parquet",
+    }
 
 
 def dataset_inputs(wildcards):
@@ -181,21 +202,34 @@ def corpus_inputs(wildcards):
     return corpus_tables(used, news=bool(SNAPSHOT_DIR))
 
 
+def run_instances(wildcards):
+    """The instance table a run answers and is scored on: the task's, or for a probe run
+    (<method>@<probe>) the probe's (rule probe_dataset)."""
+    probe = split_variant(wildcards.method)[1]
+    if probe is None:
+        return f"results/datasets/{wildcards.task}.parquet"
+    return f"results/datasets/probes/{wildcards.task}.{probe}.parquet"
+
+
 def method_inputs(wildcards):
-    """Inputs of run_method: the instances, the dataset check, the corpus for retrieval methods,
-    and for tempo the trained adapter (GGUF for a local/ model, the PEFT directory otherwise)."""
+    """Inputs of run_method: the instances (a probe run also its probe's), the dataset check, the
+    corpus for retrieval methods, and for tempo the trained adapter (GGUF for a local/ model, the
+    PEFT directory otherwise)."""
+    method, probe = split_variant(wildcards.method)
     inputs = {"instances": f"results/datasets/{wildcards.task}.parquet", "report": "results/datasets/report.md"}
-    if wildcards.method in RETRIEVAL_METHODS:
+    if probe is not None:
+        inputs["probe"] = run_instances(wildcards)
+    if method in RETRIEVAL_METHODS:
         inputs["index"] = "results/corpus/bm25"
         inputs["entities"] = "results/corpus/entities.parquet"
-    if wildcards.method == "tempo":
+    if method == "tempo":
         local = config["models"][wildcards.model]["model"].startswith("local/")
         inputs["adapter"] = f"results/training/{wildcards.model}/{wildcards.task}/adapter" + (".gguf" if local else "")
     return inputs
 
 
-#: (task, model) pairs that get a TEMPO adapter: every run of method tempo.
-TRAINING_RUNS = sorted({(t, mo) for t, m, mo in RUNS if m == "tempo"})
+#: (task, model) pairs that get a TEMPO adapter: every run of method tempo (and its probes).
+TRAINING_RUNS = sorted({(t, mo) for t, m, mo in RUNS if split_variant(m)[0] == "tempo"})
 
 
 def training_inputs(wildcards):
@@ -236,10 +270,12 @@ def resolved_model(name):
 
 
 def method_params(wildcards):
-    """A method's settings for run_method: sample/tasks removed, the supervisor model resolved."""
-    block = config["methods"].get(wildcards.method, {})
+    """A method's settings for run_method (a probe run: its method's): sample/tasks removed, the
+    supervisor model resolved."""
+    method = split_variant(wildcards.method)[0]
+    block = config["methods"].get(method, {})
     out = {k: v for k, v in block.items() if k not in ("sample", "tasks")}
-    if wildcards.method in SUPERVISED_METHODS:
+    if method in SUPERVISED_METHODS:
         out["supervisor_model"] = resolved_model(block.get("supervisor_model"))
     return out
 

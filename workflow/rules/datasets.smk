@@ -93,3 +93,22 @@ rule verify_dataset:
         "logs/verify_dataset.log",
     script:
         "../scripts/verify_dataset.py"
+
+
+# The counterfactual probes' instances (config key probes; docs/metrics.md#probes): each instance
+# entity-neutered by its task or with its cutoff moved shift_days earlier, and one record per
+# instance (ok, or skipped with the reason).
+rule probe_dataset:
+    input:
+        instances="results/datasets/{task}.parquet",
+    output:
+        instances="results/datasets/probes/{task}.{probe}.parquet",
+        records="results/datasets/probes/{task}.{probe}.records.parquet",
+    params:
+        shift_days=config["probes"]["shift_days"],
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/probe_dataset/{task}.{probe}.log",
+    script:
+        "../scripts/build_probe_dataset.py"

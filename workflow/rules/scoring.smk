@@ -6,7 +6,7 @@ rule verify_claims:
     input:
         unpack(verifier_inputs),
         run="results/runs/{task}/{method}/{model}.parquet",
-        instances="results/datasets/{task}.parquet",
+        instances=run_instances,
     output:
         claims="results/claims/{task}/{method}/{model}.parquet",
         calls="results/claims/{task}/{method}/{model}.calls.parquet",
@@ -30,7 +30,7 @@ rule score_run:
     input:
         run="results/runs/{task}/{method}/{model}.parquet",
         claims="results/claims/{task}/{method}/{model}.parquet",
-        instances="results/datasets/{task}.parquet",
+        instances=run_instances,
     output:
         scores="results/scores/{task}/{method}/{model}.parquet",
     conda:
@@ -66,6 +66,51 @@ rule shapley:
         "../scripts/shapley.py"
 
 
+# Leakage-adjusted Perf (config key perf_clean; docs/metrics.md#leakage-adjusted-perf): every parsed
+# answer with a leaked evidence claim asked again in the closed world without it (cached calls).
+rule perf_clean:
+    input:
+        run="results/runs/{task}/{method}/{model}.parquet",
+        claims="results/claims/{task}/{method}/{model}.parquet",
+        instances="results/datasets/{task}.parquet",
+    output:
+        scores="results/clean/{task}/{method}/{model}.parquet",
+        calls="results/clean/{task}/{method}/{model}.calls.parquet",
+    params:
+        model_config=lambda wildcards: config["models"][wildcards.model],
+        perf_clean=config["perf_clean"],
+        seed=config["seed"],
+        cache_dir=config["cache_dir"],
+    threads: 2
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/perf_clean/{task}/{method}/{model}.log",
+    benchmark:
+        "benchmarks/out/perf_clean/{task}/{method}/{model}.tsv"
+    script:
+        "../scripts/perf_clean.py"
+
+
+# A probe run (<method>@<probe>, config key probes; docs/metrics.md#probes) paired instance by instance
+# with its method's run: Perf and OLR of both, prediction changes, re-identification.
+rule score_probe:
+    input:
+        unpack(probe_inputs),
+    output:
+        pairs="results/probes/{task}/{method}/{model}.parquet",
+    params:
+        splits=config["run"]["splits"],
+        sample=method_sample,
+        seed=config["seed"],
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/score_probe/{task}/{method}/{model}.log",
+    script:
+        "../scripts/score_probe.py"
+
+
 rule load_results:
     input:
         instances=expand("results/datasets/{task}.parquet", task=TASKS),
@@ -82,6 +127,9 @@ rule load_results:
         calibration="results/calibration/calibration.parquet",
         planted="results/calibration/planted.parquet",
         training_log=[f"results/training/{mo}/{t}/log.parquet" for t, mo in TRAINING_RUNS],
+        clean=run_outputs("clean", runs=CLEAN_RUNS),
+        clean_calls=run_outputs("clean", "calls.parquet", runs=CLEAN_RUNS),
+        probes=run_outputs("probes", runs=PROBE_RUNS),
     output:
         db="results/results.duckdb",
     params:

@@ -30,6 +30,7 @@ with log_to(sm.log[0]) as log, job(f"{w.task}/{w.method}/{w.model}") as progress
         max_failed_share=sm.config["run"]["max_failed_share"],
         retry_token=sm.params.retry,
         endpoints=dict(sm.config.get("endpoints") or {}),
+        probe_instances=pd.read_parquet(sm.input.probe) if "probe" in sm.input.keys() else None,
     )
     progress.n = len(run)
     write_parquet(run, sm.output.run)

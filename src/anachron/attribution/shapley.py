@@ -64,8 +64,9 @@ def repair_ranking(prediction: Any, schema: dict[str, Any]) -> Any:
     return seen + [x for x in items if x not in seen]
 
 
-def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str, Any]) -> ChatRequest:
-    """The coalition-value request: closed world over ``facts``, prediction only."""
+def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str, Any], *, step: str = "shapley") -> ChatRequest:
+    """The coalition-value request: closed world over ``facts``, prediction only (``step``: the call
+    log's tag; not part of the cache key, so the same closed world asked by another step is a hit)."""
     return ChatRequest(
         messages=closed_world_messages(task, row, facts, prediction_only=True),
         params=params,
@@ -74,7 +75,7 @@ def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str
             "properties": {"prediction": value_prediction_schema(task.prediction_schema(row))},
             "required": ["prediction"],
         },
-        tag={"instance_id": row["instance_id"], "step": "shapley"},
+        tag={"instance_id": row["instance_id"], "step": step},
     )
 
 
@@ -88,12 +89,13 @@ class ModelValue:
         params: decoding parameters of the value calls.
     """
 
-    def __init__(self, task: Task, row: pd.Series, facts: list[str], client: LLMClient, params: dict[str, Any]):
-        self.task, self.row, self.facts, self.client, self.params = task, row, facts, client, params
+    def __init__(self, task: Task, row: pd.Series, facts: list[str], client: LLMClient, params: dict[str, Any],
+                 *, step: str = "shapley"):
+        self.task, self.row, self.facts, self.client, self.params, self.step = task, row, facts, client, params, step
         self.n_failed = 0
         self.n_calls = 0
 
-    def _score(self, text: str) -> float:
+    def score(self, text: str) -> float:
         """Perf of the prediction in ``text`` (NaN when there is none or it is invalid)."""
         data = decode_json(text, dict).value
         if data is None or "prediction" not in data:
@@ -106,10 +108,11 @@ class ModelValue:
 
     def __call__(self, masks: np.ndarray) -> np.ndarray:
         masks = np.atleast_2d(np.asarray(masks, dtype=bool))
-        reqs = [value_request(self.task, self.row, [f for f, m in zip(self.facts, mask) if m], self.params) for mask in masks]
+        reqs = [value_request(self.task, self.row, [f for f, m in zip(self.facts, mask) if m], self.params, step=self.step)
+                for mask in masks]
         results = self.client.complete_many(reqs, progress=False)  # counted by shapley_for_run's bar
         self.n_calls += len(reqs)
-        vals = np.array([self._score(r.text) if r.ok else np.nan for r in results], dtype=float)
+        vals = np.array([self.score(r.text) if r.ok else np.nan for r in results], dtype=float)
         self.n_failed += int(np.isnan(vals).sum())
         return vals
 

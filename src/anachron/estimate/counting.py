@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from anachron.plan import method_sample, planned_runs, shapley_runs
+from anachron.plan import clean_runs, method_sample, planned_runs, shapley_runs, split_variant
 from anachron.cost import call_cost, model_prices
 from anachron.methods.pattern import CallPattern, Step, placeholder_facts, render_extraction, render_plausibility
 
@@ -236,8 +236,9 @@ def _run_rows(ctx: _Ctx, claims: int) -> tuple[list[dict[str, Any]], dict[str, A
     from anachron.methods.registry import get_call_pattern
     from anachron.tasks.registry import get_task
 
-    settings = ctx.config["methods"].get(ctx.method, {})
-    pattern = get_call_pattern(ctx.method, settings)
+    method = split_variant(ctx.method)[0]  # a probe run calls as its method does
+    settings = ctx.config["methods"].get(method, {})
+    pattern = get_call_pattern(method, settings)
     roles = {"generator": ctx.model, "supervisor": settings.get("supervisor_model") or ctx.model}
     rows = _step_rows(ctx, pattern, roles, claims)
     n = ctx.inst.n
@@ -270,6 +271,22 @@ def _verify_rows(ctx: _Ctx, claims: int) -> tuple[list[dict[str, Any]], dict[str
     return rows, {"searches": 0.0, "claim_searches": None if ctx.inst.n is None else ctx.inst.n * claims}
 
 
+def _resample(ctx: _Ctx, sample: int | None) -> float | None:
+    """Instances a rule that samples a run's answers again (shapley, perf_clean) reads: ``sample``
+    per split of the run's own instances (nested, :func:`anachron.methods.runner.sample_instances`);
+    ``ctx.inst`` becomes that sample. Without a dataset: at most ``sample`` per configured split."""
+    from anachron.methods.runner import sample_instances
+
+    rows = ctx.inst.rows
+    if rows is not None:
+        chosen = sample_instances(rows, sorted(rows["split"].unique()), sample, int(ctx.config["seed"]))
+        ctx.inst = Instances(len(chosen), ctx.inst.basis, chosen)
+        return len(chosen)
+    if ctx.inst.n is not None and sample is not None:
+        return min(ctx.inst.n, sample * len(ctx.config["run"]["splits"]))
+    return ctx.inst.n
+
+
 def _shapley_rows(ctx: _Ctx, claims: int) -> list[dict[str, Any]]:
     """Step rows of rule shapley for one run: ``shapley.sample`` instances per split, each
     :func:`~anachron.metrics.shapley.n_value_calls` value calls (plus the exact values of the
@@ -282,18 +299,23 @@ def _shapley_rows(ctx: _Ctx, claims: int) -> list[dict[str, Any]]:
     per = n_value_calls(claims, budget=int(cfg["budget"]), exact_max=int(cfg["exact_max"]))
     if per < (1 << claims) and claims <= int(cfg["agreement_max_claims"]):
         per += 1 << claims
-    rows = ctx.inst.rows
-    if rows is not None:
-        chosen = sample_instances(rows, sorted(rows["split"].unique()), cfg["sample"], int(ctx.config["seed"]))
-        n: float | None = len(chosen)
-        ctx.inst = Instances(n, ctx.inst.basis, chosen)
-    elif ctx.inst.n is not None and cfg["sample"] is not None:
-        n = min(ctx.inst.n, cfg["sample"] * len(ctx.config["run"]["splits"]))
-    else:
-        n = ctx.inst.n
+    n = _resample(ctx, cfg["sample"])
     step = Step("shapley", lambda task, row, facts: value_request(task, row, list(facts), {}).messages)
     limit = int(cfg["max_tokens"])
     return [_row(ctx, step, ctx.model, None if n is None else n * per, placeholder_facts(claims // 2), limit, n)]
+
+
+def _clean_rows(ctx: _Ctx, claims: int) -> list[dict[str, Any]]:
+    """Step rows of rule perf_clean for one run: ``perf_clean.sample`` instances per split, at most two
+    closed-world calls each (one without the leaked claims, one with the verified-clean claims only;
+    fewer where no claim leaked or both lists are equal), prompts with half the claims."""
+    from anachron.attribution.clean import STEP
+    from anachron.attribution.shapley import value_request
+
+    cfg = ctx.config["perf_clean"]
+    n = _resample(ctx, cfg["sample"])
+    step = Step(STEP, lambda task, row, facts: value_request(task, row, list(facts), {}).messages)
+    return [_row(ctx, step, ctx.model, None if n is None else 2 * n, placeholder_facts(claims // 2), int(cfg["max_tokens"]), n)]
 
 
 def _calibration_rows(config: Mapping[str, Any], prices: Mapping[str, tuple[float, float]], assume: Assumptions,
@@ -357,12 +379,13 @@ def estimate(config: Mapping[str, Any], datasets: str | Path = "results/datasets
     rows: list[dict[str, Any]] = []
     searches: list[dict[str, Any]] = []
     shap = set(shapley_runs(config))
+    clean = set(clean_runs(config))
     order = {t: i for i, t in enumerate(tasks)}
     for task, method, model in sorted(planned_runs(config), key=lambda r: order[r[0]]):
         inst = run_instances(config, task, method, data[task])
         claims = assume.claims_per_instance
         if claims is None:
-            claims = int(config["methods"].get(method, {}).get("max_evidence", 10))
+            claims = int(config["methods"].get(split_variant(method)[0], {}).get("max_evidence", 10))
         sample = samples[task] if inst.rows is None else inst.rows.head(assume.sample_rows)
         ctx = _Ctx(config, prices, assume, task, "run", method, model, inst, sample, notes=notes)
         step_rows, counts = _run_rows(ctx, claims)
@@ -378,6 +401,9 @@ def estimate(config: Mapping[str, Any], datasets: str | Path = "results/datasets
         if (task, method, model) in shap:
             sctx = _Ctx(config, prices, assume, task, "shapley", method, model, inst, sample, notes=notes)
             rows += _shapley_rows(sctx, claims)
+        if (task, method, model) in clean:
+            cctx = _Ctx(config, prices, assume, task, "perf_clean", method, model, inst, sample, notes=notes)
+            rows += _clean_rows(cctx, claims)
     for task in tasks:
         rows += _calibration_rows(config, prices, assume, task, data[task], samples[task], notes)
     unpriced = sorted({r["priced_model"] for r in rows if r["priced_model"] not in prices and r["calls"] != 0})

@@ -23,6 +23,7 @@ from anachron.llm.slots import endpoint_gates, shared_endpoint_gates
 from anachron.llm.types import ModelSpec
 from anachron.logs import mask_secrets
 from anachron.methods.registry import get_spec
+from anachron.variants import split_variant
 from anachron.tables import PREDICTION_USABLE, RUN_COLUMNS, TOOL_CALL_COLUMNS
 from anachron.tasks.registry import get_task
 
@@ -86,6 +87,7 @@ def run_method(
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
     retry_token: str = "",
     endpoints: Mapping[str, Mapping[str, Any]] | None = None,
+    probe_instances: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Run a method and return (run table, call log, tool-call log, run metadata).
 
@@ -115,6 +117,12 @@ def run_method(
     capped at the endpoint's.
     ``retry_token`` is stored in the metadata as is (see :func:`retry_param`).
 
+    Probe runs (``method_name`` ``<method>@<probe>``, :mod:`anachron.plan`): the sample is drawn from
+    ``instances`` as for the method itself (so it is the same instances, or a nested subset), then each
+    sampled row is replaced by its row of ``probe_instances`` (the probe dataset,
+    :mod:`anachron.tasks.probes`); a sampled instance the probe dataset lacks was skipped there, with its
+    reason in the probe's record, and is left out of the run.
+
     Raises:
         EndpointError: more than ``max_failed_share`` of the uncached calls failed (the message
             names the models, their endpoints, the counts and the first errors; completed calls
@@ -122,11 +130,14 @@ def run_method(
     """
     started = utc_now()
     task = get_task(task_name)
-    method_spec = get_spec(method_name)
+    base_method, probe = split_variant(method_name)
+    method_spec = get_spec(base_method)
     method = method_spec.runner
     method_config = dict(method_config)
     served_names = method_config.pop("served_names", None)
-    if method_name == "tempo":
+    if probe is not None and probe_instances is None:
+        raise ValueError(f"probe run {method_name} needs the probe's instances (rule probe_dataset)")
+    if base_method == "tempo":
         from anachron.methods.tempo import tempo_model_config
 
         if adapter is None:
@@ -146,6 +157,12 @@ def run_method(
     for env, gate in gates.items():
         log.info("endpoint %s: %r, shared with every job using %s", env, gate, gate.directory)
     chosen = sample_instances(instances, splits, sample, seed)
+    if probe is not None:
+        changed = probe_instances.set_index("instance_id", drop=False)
+        kept = [i for i in chosen["instance_id"] if i in changed.index]
+        log.info("probe %s: %d of %d sampled instances (the others were skipped: the probe's records say why)",
+                 probe, len(kept), len(chosen))
+        chosen = changed.loc[kept].reset_index(drop=True)
     log.info("%s/%s/%s: %d instances (splits %s, sample %s)", task_name, method_name, model_name, len(chosen), splits, sample)
     call_log = CallLog()
     with shared_endpoint_gates(gates):

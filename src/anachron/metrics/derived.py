@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import pandas as pd
 
 from anachron.metrics.core import aggregate
+from anachron.metrics.probes import aggregate_clean, aggregate_probes
 from anachron.metrics.shapley import aggregate_shapley
 from anachron.metrics.traces import aggregate_traces, trace_instance_scores
 
@@ -40,7 +41,8 @@ def derived_tables(read: Reader, *, bootstrap: Mapping[str, Any] | None = None) 
     Yields:
         ``("metrics", ...)`` from the instance scores (OLR, Perf, Cov, parse rate), then, when a
         run searched, ``("trace_scores", ...)`` and their ``("metrics", ...)`` (TCLR, survivorship,
-        restatement, query intent), then ``("metrics", ...)`` of Shapley-DCLR.
+        restatement, query intent), then ``("metrics", ...)`` of Shapley-DCLR, of the leakage-adjusted
+        Perf (``clean_scores``) and of the probes (``probe_scores``; :mod:`anachron.metrics.probes`).
     """
     boot = dict(bootstrap or {})
     yield "metrics", aggregate(read("instance_scores"), **boot)
@@ -50,6 +52,8 @@ def derived_tables(read: Reader, *, bootstrap: Mapping[str, Any] | None = None) 
         yield "trace_scores", traces
         yield "metrics", aggregate_traces(traces, **boot)
     yield "metrics", aggregate_shapley(read("shapley"), **boot)
+    yield "metrics", aggregate_clean(read("clean_scores"), **boot)
+    yield "metrics", aggregate_probes(read("probe_scores"), **boot)
 
 
 def derive_with(bootstrap: Mapping[str, Any] | None = None) -> Callable[[Reader], Iterator[tuple[str, pd.DataFrame]]]:

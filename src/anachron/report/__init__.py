@@ -16,7 +16,8 @@ __all__ = ["FIGURE_NAMES", "REPORT_LAYOUT", "TABLE_FORMATS", "TABLE_NAMES"]
 
 #: The figures of rule ``plot_figures``, by file stem under ``results/figures/`` (each a PNG and a
 #: PDF); :data:`anachron.report.figures.FIGURES` maps each to its drawing function.
-FIGURE_NAMES: tuple[str, ...] = ("leakage_performance", "olr_distribution", "coverage_distribution", "training", "calibration")
+FIGURE_NAMES: tuple[str, ...] = ("leakage_performance", "olr_distribution", "coverage_distribution", "training", "calibration",
+                                  "probes")
 
 #: Where each table (its HTML) and figure (its PNG) goes in ``snakemake --report``: the category,
 #: by topic; the subcategory is "Tables" or "Figures". The tables' categories are those of the one

@@ -278,8 +278,9 @@ def case_study(con: Any, task: str, method: str, model: str, instance_id: str | 
         ``scores``, ``completion`` (parse status, prediction, raw answer), ``claims`` (each with
         ``mark``), ``reasoning`` (sentences with resolved ``cites``), ``retrieval`` (None for a method
         that does not search; ``available`` False without a ``tool_calls`` table), ``steps`` (the
-        method's trace), ``supervised``, ``llm_calls`` (calls and totals), ``other_instances`` and
-        ``missing`` (tables / columns the database lacks). Dates are ISO strings; absent values None.
+        method's trace), ``supervised``, ``llm_calls`` (calls and totals), ``side_by_side`` (the
+        answers of the run's probes on this instance beside its own, and its perf_clean; None
+        without either), ``other_instances`` and ``missing`` (tables / columns the database lacks). Dates are ISO strings; absent values None.
 
     Raises:
         CaseError: the run, or the instance in the run, is not in the database.
@@ -351,8 +352,59 @@ def case_study(con: Any, task: str, method: str, model: str, instance_id: str | 
                         key=lambda r: (_split_rank(r["split"]), -(r["n_leaked_all"] or 0), str(r["instance_id"])))
         doc["other_instances"] = [{k: r[k] for k in ("instance_id", "split", "n_leaked_all", "olr", "perf",
                                                      "parse_status")} for r in others]
+    doc["side_by_side"] = _side_by_side(reader, task, method, model, iid, doc)
     doc["missing"] = reader.missing
     return doc
+
+
+def _side_by_side(reader: _Reader, task: str, method: str, model: str, iid: str, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The instance's answer beside its probe answers (``<method>@<probe>``) and its perf_clean
+    (docs/metrics.md#probes); None when the run has neither (or the run is itself a probe run)."""
+    if "@" in method:
+        return None
+    where = {"task": task, "method": method, "model": model, "instance_id": iid}
+    clean = next(iter(reader.rows("clean_scores", ("perf_clean", "perf_clean_strict", "status", "status_strict", "n_leaked"),
+                                  where)), None) if reader.has("clean_scores") else None
+    pairs = reader.rows("probe_scores", ("probe", "status", "reason", "probe_cutoff_date", "perf_probe", "olr_probe",
+                                         "prediction_changed", "reidentified", "reid_forms"), where, ("probe",)) \
+        if reader.has("probe_scores") else []
+    answers = []
+    for pr in pairs:
+        variant = {"task": task, "method": f"{method}@{pr['probe']}", "model": model, "instance_id": iid}
+        comp = next(iter(reader.rows("completions", ("parse_status", "prediction", "reasoning", "cutoff_date"), variant)), {})
+        answers.append({**pr, "reid_forms": _json(pr["reid_forms"]), "parse_status": comp.get("parse_status"),
+                        "prediction": _json(comp.get("prediction")), "reasoning": comp.get("reasoning")})
+    if clean is None and not answers:
+        return None
+    raw = {"probe": "raw", "status": "answered", "probe_cutoff_date": doc["instance"]["cutoff_date"],
+           "perf_probe": doc["scores"].get("perf"), "olr_probe": doc["scores"].get("olr"),
+           "parse_status": doc["completion"]["parse_status"], "prediction": doc["completion"]["prediction"],
+           "reasoning": (doc["reasoning"] or {}).get("text") if isinstance(doc["reasoning"], dict) else None}
+    return {"answers": [raw, *answers], "perf_clean": clean}
+
+
+def _side_by_side_text(sbs: dict[str, Any]) -> list[str]:
+    out = ["", "Side by side: the method's answer, its probes (same instance) and perf_clean:"]
+    for a in sbs["answers"]:
+        if a["status"] not in ("answered", "paired"):
+            out += _wrap(f"{a['probe']:<11} {a['status']}: {a['reason'] or 'no reason recorded'}", " " * 14, "  ")
+            continue
+        notes = []
+        if a.get("reidentified") is not None:
+            notes.append("names the entity: " + (", ".join(a["reid_forms"] or []) if a["reidentified"] else "no"))
+        if a.get("prediction_changed") is not None:
+            notes.append("prediction changed: " + ("yes" if a["prediction_changed"] else "no"))
+        line = (f"{a['probe']:<11} cutoff {a['probe_cutoff_date']}  parse {a['parse_status']}  prediction "
+                f"{_compact(a['prediction'], 120)}  Perf {_num(a['perf_probe'])}  OLR {_num(a['olr_probe'])}")
+        out += _wrap(line + ("; " + "; ".join(notes) if notes else ""), " " * 14, "  ")
+        if a.get("reasoning") and a["probe"] != "raw":
+            out += _wrap(f"reasoning: {_compact(a['reasoning'], 300)}", " " * 16, " " * 14)
+    c = sbs["perf_clean"]
+    if c is not None:
+        out += _wrap(f"perf_clean {_num(c['perf_clean'])} ({c['status']}), strict {_num(c['perf_clean_strict'])} "
+                     f"({c['status_strict']}): the prediction asked again without the {c['n_leaked'] or 0} leaked claim(s)",
+                     " " * 14, "  ")
+    return out
 
 
 def _claim_order(claim_id: Any) -> tuple[int, int, str]:
@@ -558,6 +610,9 @@ def case_text(doc: dict[str, Any]) -> str:
                 out += _wrap(f"error: {c['error']}", " " * 10, "        ")
             if c["flag_reason"]:
                 out += _wrap(f"FLAGGED: {c['flag_reason']}", " " * 10, "        ")
+
+    if doc.get("side_by_side"):
+        out += _side_by_side_text(doc["side_by_side"])
 
     if doc["steps"]:
         title = "Method steps (the supervisor's verdicts under supervise)" if doc["supervised"] else "Method steps"

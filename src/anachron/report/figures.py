@@ -8,8 +8,10 @@ to PNG and PDF atomically. The figures, by the name of their file under ``result
 * ``leakage_performance``: the leakage–performance plane (OLR against Perf, the two numbers the
   TEMPO paper reads together, §4.3), one panel per task: a point per eval run at (OLR %, Perf)
   with bootstrap CIs from ``metrics``, an arrow from Temporal Hint to every other method of the
-  same model, and the task's control-split OLR (the false-positive floor,
-  docs/metrics.md#control-floor) as a dashed line. Upper left (low OLR, high Perf) is better.
+  same model, a dotted arrow down (or up) from a run's Perf to its perf_clean (the Perf its leaked
+  answers keep without their leaked evidence, docs/metrics.md#leakage-adjusted-perf), and the task's
+  control-split OLR (the false-positive floor, docs/metrics.md#control-floor) as a dashed line. Upper
+  left (low OLR, high Perf) is better.
 * ``olr_distribution`` / ``coverage_distribution``: instance-level OLR and Cov (``instance_scores``,
   eval split) per method and task, a box per method with every instance as a jittered point.
 * ``training``: the TEMPO curves of ``training_log`` (:func:`anachron.report.training.training_curves`):
@@ -18,11 +20,14 @@ to PNG and PDF atomically. The figures, by the name of their file under ``result
   per task, claim kind and layer set (``calibration`` rows of style ``all``), Wilson 95% intervals,
   the acceptance bars :data:`~anachron.verify.calibration.evaluate.RECALL_MIN` and
   :data:`~anachron.verify.calibration.evaluate.FP_MAX` as lines.
+* ``probes``: per task and probed method, Perf beside perf_clean, the neutered Perf and the
+  date-shifted Perf (Perf + ΔPerf) as bars with their CIs, the re-identification and change rates
+  written above (docs/metrics.md#probes).
 
 A missing table or column (a database from an older version), an empty table (training not run,
 no control split) gives a figure that says ``no data: <reason>`` instead of failing, so the
 report still builds (:func:`no_data_reasons` lists such messages). Gids on the drawn artists
-(``point:``, ``arrow:``, ``floor:``, ``values:``, ``bar:``, ``mode:``, ``val_olr:``) name what
+(``point:``, ``arrow:``, ``clean:``, ``floor:``, ``values:``, ``probe:``, ``bar:``, ``mode:``, ``val_olr:``) name what
 each shows, so tests can read the drawn numbers back.
 """
 
@@ -168,15 +173,15 @@ def plane_data(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, dict[str, 
 
     Returns:
         ``(points, floors, reason)``: ``points`` has one row per eval run (task, method, model,
-        ``olr``, ``perf`` as fractions and their ``*_lo`` / ``*_hi`` CI bounds, NaN where
-        ``metrics`` has no interval); ``floors`` maps a task to its pooled control-split OLR (the
+        ``olr``, ``perf``, ``perf_clean`` as fractions and their ``*_lo`` / ``*_hi`` CI bounds, NaN
+        where ``metrics`` has no value or interval; probe runs left out); ``floors`` maps a task to its pooled control-split OLR (the
         mean instance OLR over every control instance of every method and model, a fraction);
         ``reason`` is set (and ``points`` empty) when there is nothing to draw.
     """
     cols = ["task", "method", "model", "split", "metric", "value"]
     have_ci = {"ci_low", "ci_high"} <= table_columns(con, "metrics")
     m, reason = read_table(con, "metrics", cols + (["ci_low", "ci_high"] if have_ci else []),
-                           "split = 'eval' AND metric IN ('olr', 'perf')")
+                           "split = 'eval' AND metric IN ('olr', 'perf', 'perf_clean') AND method NOT LIKE '%@%'")
     floors: dict[str, float] = {}
     ctrl, _ = read_table(con, "instance_scores", ["task", "split", "olr"], "split = 'control' AND olr IS NOT NULL")
     if not ctrl.empty:
@@ -188,7 +193,7 @@ def plane_data(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, dict[str, 
     m = m.groupby(["task", "method", "model", "metric"], as_index=False)[["value", "ci_low", "ci_high"]].first()
     wide = m.set_index(["task", "method", "model", "metric"]).unstack("metric")
     out = pd.DataFrame(index=wide.index)
-    for metric in ("olr", "perf"):
+    for metric in ("olr", "perf", "perf_clean"):
         for src, dst in (("value", metric), ("ci_low", f"{metric}_lo"), ("ci_high", f"{metric}_hi")):
             out[dst] = wide[(src, metric)].astype(float) if (src, metric) in wide.columns else np.nan
     return out.reset_index(), floors, None
@@ -239,6 +244,12 @@ def leakage_performance_figure(con: duckdb.DuckDBPyConnection) -> Figure:
                                     color=colours[r.method], alpha=0.55, lw=1.1, shrinkA=5, shrinkB=5, zorder=2,
                                     gid=f"arrow:{task}:{r.method}:{r.model}")
             ax.add_patch(arrow)
+        for r in drawn[drawn["perf_clean"].notna()].itertuples(index=False):
+            if abs(r.perf_clean - r.perf) < 1e-9:
+                continue
+            ax.add_patch(FancyArrowPatch((100 * r.olr, r.perf), (100 * r.olr, r.perf_clean), arrowstyle="-|>", mutation_scale=8,
+                                         color=colours[r.method], ls=":", lw=1.2, alpha=0.8, shrinkA=4, shrinkB=0, zorder=2,
+                                         gid=f"clean:{task}:{r.method}:{r.model}"))
         floor = floors.get(task)
         if floor is not None:
             ax.axvline(100 * floor, ls="--", color="0.35", lw=1, zorder=1, gid=f"floor:{task}")
@@ -263,6 +274,7 @@ def leakage_performance_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     handles = [Line2D([], [], ls="", marker="o", color=colours[m], mec="black", mew=0.5, label=m) for m in methods]
     handles += [Line2D([], [], ls="", marker=markers[mo], color="0.55", mec="black", mew=0.5, label=f"model {mo}") for mo in models]
     handles += [Line2D([], [], color="0.45", marker=">", markevery=[1], label=f"{HINT} → method (same model)"),
+                Line2D([], [], color="0.45", ls=":", label="Perf → perf_clean (leaked evidence removed)"),
                 Line2D([], [], color="0.35", ls="--", label="control floor (pooled control OLR)")]
     _legend_below(fig, handles, max_cols=min(6, max(3, len(methods))))
     return fig
@@ -487,12 +499,79 @@ def calibration_figure(con: duckdb.DuckDBPyConnection) -> Figure:
 
 
 #: Figure name (file stem under ``results/figures/``) -> drawing function.
+#: The bars of the probes figure: label -> (value, low, high) columns of :func:`probe_data`.
+PROBE_BARS = {
+    "Perf": ("perf", "perf_lo", "perf_hi"),
+    "perf_clean": ("perf_clean", "perf_clean_lo", "perf_clean_hi"),
+    "neutered Perf": ("neutered_perf", "neutered_perf_lo", "neutered_perf_hi"),
+    "shifted Perf": ("shifted_perf", "shifted_perf_lo", "shifted_perf_hi"),
+}
+
+
+def probe_data(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, str | None]:
+    """The probes table's numbers (:data:`anachron.report.tables.probes.PROBES_SQL`) of the eval split
+    (every split when a task has no eval rows), with ``shifted_perf`` = Perf + ΔPerf and its bounds;
+    ``reason`` when there is nothing to draw."""
+    from anachron.report.tables.probes import PROBES_SQL
+
+    _, reason = read_table(con, "metrics", ["task", "method", "model", "split", "metric", "value", "ci_low", "ci_high", "n"])
+    if reason:
+        return pd.DataFrame(), reason
+    d = con.execute(PROBES_SQL).df()
+    if d.empty:
+        return d, "no probe run (config key probes.methods)"
+    d = pd.concat([g[g["split"] == "eval"] if (g["split"] == "eval").any() else g for _, g in d.groupby("task")])
+    for col in ("", "_lo", "_hi"):
+        d[f"shifted_perf{col}"] = d["perf"] + d[f"shift_perf_change{col}"]
+    return d.reset_index(drop=True), None
+
+
+def probes_figure(con: duckdb.DuckDBPyConnection) -> Figure:
+    """Perf, perf_clean, neutered and date-shifted Perf per task and probed method (bars, 95% CIs),
+    with the re-identification and prediction-change rates written above each group."""
+    title = "Probes: perf_clean, neutered and date-shifted Perf"
+    d, reason = probe_data(con)
+    if reason:
+        return no_data_figure(title, reason)
+    tasks = sorted(d["task"].unique())
+    colours = dict(zip(PROBE_BARS, ("0.35", "tab:green", "tab:purple", "tab:orange")))
+    fig, axes = _grid(len(tasks), panel=(4.6, 3.0))
+    fig.suptitle(title)
+    width = 0.8 / len(PROBE_BARS)
+    for ax, task in zip(axes, tasks):
+        t = d[d["task"] == task].reset_index(drop=True)
+        labels = [f"{r.method}\n{r.model} ({r.split})" for r in t.itertuples(index=False)]
+        for k, (label, (v, lo, hi)) in enumerate(PROBE_BARS.items()):
+            x = np.arange(len(t)) + (k - (len(PROBE_BARS) - 1) / 2) * width
+            vals = t[v].astype(float)
+            bars = ax.bar(x, vals.fillna(0), width, color=colours[label], yerr=_err(vals, t[lo].astype(float), t[hi].astype(float), 1),
+                          capsize=2, error_kw={"elinewidth": 0.8})
+            for b, r in zip(bars, t.itertuples(index=False)):
+                b.set_gid(f"probe:{task}:{r.method}:{r.model}:{label}")
+        for i, r in enumerate(t.itertuples(index=False)):
+            notes = []
+            if not pd.isna(r.reid_rate):
+                notes.append(f"re-id {100 * r.reid_rate:.0f}%")
+            if not pd.isna(r.shift_change_rate):
+                notes.append(f"changed {100 * r.shift_change_rate:.0f}%")
+            ax.text(i, 1.02, ", ".join(notes), ha="center", va="bottom", fontsize=7, color="0.3")
+        ax.set_xticks(np.arange(len(t)), labels, fontsize=7)
+        ax.set_ylim(0, 1.12)
+        ax.set_ylabel("Perf (0–1)")
+        ax.set_xlabel("probed method, model (split)")
+        ax.set_title(task, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    _legend_below(fig, [Patch(color=c, label=lbl) for lbl, c in colours.items()], max_cols=4)
+    return fig
+
+
 FIGURES: dict[str, Callable[[duckdb.DuckDBPyConnection], Figure]] = {
     "leakage_performance": leakage_performance_figure,
     "olr_distribution": olr_distribution_figure,
     "coverage_distribution": coverage_distribution_figure,
     "training": training_plot_figure,
     "calibration": calibration_figure,
+    "probes": probes_figure,
 }
 assert tuple(FIGURES) == FIGURE_NAMES, "anachron.report.FIGURE_NAMES and FIGURES list the same figures"
 

@@ -60,8 +60,9 @@ def as_count(v: object) -> int:
 
 
 def format_main(df: pd.DataFrame) -> pd.DataFrame:
-    """Human-readable main table: percentages with 95% CIs, Perf with CI, n per metric (0 where a
-    metric is missing)."""
+    """Human-readable main table: percentages with 95% CIs, Perf and perf_clean with CI, the share of
+    Perf the leaks bought, n per metric (0 where a metric is missing; "–" where a run has no
+    perf_clean)."""
     rows = []
     for r in df.itertuples(index=False):
         rows.append(
@@ -79,6 +80,10 @@ def format_main(df: pd.DataFrame) -> pd.DataFrame:
                 ),
                 "Perf [95% CI]": fmt_ci(r.perf, r.perf_ci_low, r.perf_ci_high),
                 "n (Perf)": as_count(r.perf_n),
+                "perf_clean [95% CI]": fmt_ci(getattr(r, "perf_clean", None), getattr(r, "perf_clean_ci_low", None),
+                                              getattr(r, "perf_clean_ci_high", None)),
+                "leak share % [95% CI]": fmt_ci(getattr(r, "perf_leak_share", None), getattr(r, "perf_leak_share_ci_low", None),
+                                                getattr(r, "perf_leak_share_ci_high", None), pct=True),
                 "Cov %": fmt_ci(r.cov, pct=True),
                 "Parse %": fmt_ci(r.parse_rate, pct=True),
             }

@@ -154,6 +154,8 @@ def write_database(
     calibration: Paths = (),
     planted: Paths = (),
     training_log: Paths = (),
+    clean_scores: Paths = (),
+    probe_scores: Paths = (),
     derive: Derive | None = None,
     prices: Mapping[str, tuple[float, float]] | None = None,
     memory_limit: str = MEMORY_LIMIT,
@@ -168,6 +170,7 @@ def write_database(
         claim_shapley, shapley: Parquet files of the shapley rule (φ per claim; per instance).
         calibration, planted: Parquet files of the calibrate_verifier rule.
         training_log: Parquet logs of the train_tempo rule (one per model and task).
+        clean_scores: Parquet files of the perf_clean rule; probe_scores: of the score_probe rule.
         run_meta: run metadata JSON files (one per task/method/model).
         derive: computes the derived tables once every input is loaded: called with a reader
             ``read(table, columns=None, runs_of=None) -> DataFrame`` (only ``columns``; with
@@ -204,6 +207,8 @@ def write_database(
         "calibration": calibration,
         "planted_claims": planted,
         "training_log": training_log,
+        "clean_scores": clean_scores,
+        "probe_scores": probe_scores,
     }
     with atomic_path(path) as tmp:
         tmp.unlink()  # duckdb creates the file itself

@@ -31,6 +31,7 @@ hook                                         used by
 ``make_grounding(inputs)``                   rules verify_claims, calibrate_verifier, train_tempo (grounded layer)
 ``planter(...)``                             :func:`anachron.verify.calibration.plant.plant_claims` (calibration)
 ``rag_query_counts``, ``rag_query_aspects``  :mod:`anachron.methods.rag` (query count, fallback queries)
+``neuter(row)``, ``data_begins``             the probes (:mod:`anachron.tasks.probes`): entity neutering, date shift
 ===========================================  ====================================================================
 """
 
@@ -45,6 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 import pandas as pd
 
 from anachron.sources.paths import source_inputs
+from anachron.tasks.neutering import Neutering, ProbeSkip
 from anachron.verify.task_rules import generic_description
 from anachron.tables import INSTANCE_COLUMNS  # noqa: F401 (the instance table's columns, docs/tasks.md)
 
@@ -170,6 +172,10 @@ class Task(ABC):
     #: Input keys holding text others wrote (a case's facts, a question's background): the input
     #: audit reads them as evidence (:mod:`anachron.tasks.audit`). Default: none.
     audit_fields: ClassVar[tuple[str, ...]] = ()
+    #: The first day the task's records cover (ISO date): the date-shift probe skips an instance whose
+    #: moved cutoff falls before it (``shift_before_data``), where the grounded checks could not date a
+    #: claim. None: no limit.
+    data_begins: ClassVar[str | None] = None
     #: JSON Schema of the task's config block ``tasks.<name>``; None: its package's ``CONFIG_SCHEMA``
     #: (:func:`anachron.tasks.registry.task_config_schema`), or no settings.
     config_schema: ClassVar[dict[str, Any] | None] = None
@@ -197,6 +203,16 @@ class Task(ABC):
     def grounding_context(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
         """What the grounded verifier layer needs to know about an instance (cutoff at least)."""
         return {"cutoff_date": row["cutoff_date"], **self.entities(row)}
+
+    def neuter(self, row: pd.Series | dict[str, Any]) -> Neutering:
+        """The instance with its entities anonymised, for the entity-neutered probe
+        (:class:`~anachron.tasks.neutering.Neutering`; docs/metrics.md#probes).
+
+        Raises:
+            ProbeSkip: the instance cannot be neutered (its reason is recorded per instance);
+                by default every instance: ``no_anonymiser``.
+        """
+        raise ProbeSkip("no_anonymiser", f"task {self.name!r} has no anonymiser")
 
     # -- dataset ---------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ TABLES: dict[str, str] = {
     "coverage": "1 Leakage and performance",
     "olr_bins": "1 Leakage and performance",
     "revised_labels": "1 Leakage and performance",
+    "probes": "1 Leakage and performance",
     "cost": "5 Cost",
     "enforcement": "3 Retrieval",
     "calibration": "4 Verifier",

@@ -7,6 +7,7 @@ from typing import Any
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.forecast.claims import OUTCOME_NOUNS, outcome_rule
+from anachron.tasks.forecast.neuter import neuter_forecast
 from anachron.tasks.forecast.crossref import answers_in_other_questions
 from anachron.tasks.forecast.calibration import ForecastPlanter
 from anachron.tasks.forecast.dataset import SOURCE_TABLE, build_forecast_instances
@@ -64,6 +65,11 @@ class ForecastTask(ProbabilityTask):
 
     def perf(self, row, prediction):
         return brier_perf(prediction, instance_label(row)["resolved_to"])
+
+    def neuter(self, row):
+        """A stock question's company as "Company A"; other questions are skipped
+        (:func:`anachron.tasks.forecast.neuter.neuter_forecast`)."""
+        return neuter_forecast(instance_inputs(row), (self.entities(row).get("tickers") or [None])[0])
 
     def entities(self, row):
         inp = instance_inputs(row)

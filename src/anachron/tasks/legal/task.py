@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from anachron.tasks.base import ProbabilityTask, brier_perf, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.legal.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
+from anachron.tasks.legal.neuter import neuter_legal
 from anachron.tasks.legal.calibration import LegalPlanter
 from anachron.tasks.legal.checks import legal_overlap_problems
 from anachron.tasks.legal.dataset import OPTIONAL_TABLES, REQUIRED_TABLES, build_legal_instances
@@ -27,6 +28,8 @@ class LegalTask(ProbabilityTask):
     outcome_nouns = OUTCOME_NOUNS
     cutoff_rule = "the day before the decision"  # each label's cutoff_rule (tasks.legal.dataset.cutoff_of)
     audit_fields = ("facts", "question")
+    # the Supreme Court Database's first term (October Term 1946)
+    data_begins = "1946-10-07"
     # hooks implemented by the package's modules
     outcome_rule = staticmethod(outcome_rule)
     is_consequence = staticmethod(is_consequence)
@@ -75,6 +78,10 @@ class LegalTask(ProbabilityTask):
 
     def perf(self, row, prediction):
         return legal_perf(prediction, instance_label(row)["petitioner_wins"])
+
+    def neuter(self, row):
+        """Parties as "Petitioner" / "Respondent", names in the facts replaced (:func:`anachron.tasks.legal.neuter.neuter_legal`)."""
+        return neuter_legal(instance_inputs(row))
 
     def entities(self, row):
         inp = instance_inputs(row)

@@ -9,6 +9,7 @@ from typing import Any
 from anachron.money import MoneyError, parse_money
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.salary.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
+from anachron.tasks.salary.neuter import neuter_salary
 from anachron.tasks.salary.calibration import SalaryPlanter
 from anachron.tasks.salary.checks import salary_overlap
 from anachron.tasks.salary.dataset import SOURCE_TABLES, build_salary_instances
@@ -69,6 +70,8 @@ class SalaryTask(Task):
     prediction_aliases = ("predicted_salary", "predicted_aav", "aav", "salary")
     sources = SOURCE_TABLES
     outcome_nouns = OUTCOME_NOUNS
+    # the first negotiating window of the contract tables (anachron.tasks.salary.windows: NBA 2011)
+    data_begins = "2011-07-01"
     cutoff_rule = "negotiating window"  # each label's cutoff_rule (anachron.tasks.salary.windows)
     # hooks implemented by the package's modules
     outcome_rule = staticmethod(outcome_rule)
@@ -109,6 +112,10 @@ class SalaryTask(Task):
 
     def perf(self, row, prediction):
         return salary_perf(parse_amount(prediction), float(instance_label(row)["aav"]))
+
+    def neuter(self, row):
+        """The player as "the player" (:func:`anachron.tasks.salary.neuter.neuter_salary`)."""
+        return neuter_salary(instance_inputs(row))
 
     def entities(self, row):
         inp = instance_inputs(row)

@@ -11,6 +11,7 @@ from anachron.errors import ConfigError
 from anachron.sources.paths import PRICES, PRICES_MANIFEST, SP500_MANIFEST, SP500_MEMBERSHIP, SP500_SECTORS
 from anachron.tasks.base import Task, instance_inputs, instance_label, three_step_system_prompt
 from anachron.tasks.stock.claims import OUTCOME_NOUNS, is_consequence, outcome_rule
+from anachron.tasks.stock.neuter import neuter_stock
 from anachron.tasks.stock.calibration import StockPlanter
 from anachron.tasks.stock.checks import stock_overlap
 from anachron.tasks.stock.dataset import build_stock_instances
@@ -112,6 +113,10 @@ class StockTask(Task):
 
     def perf(self, row, prediction):
         return stock_perf(prediction, instance_label(row)["ranking"])
+
+    def neuter(self, row):
+        """Companies as "Company A" ... with neutral tickers (:func:`anachron.tasks.stock.neuter.neuter_stock`)."""
+        return neuter_stock(instance_inputs(row), instance_label(row))
 
     def entities(self, row):
         comps = instance_inputs(row)["companies"]
