@@ -43,7 +43,7 @@ def test_probe_runs_follow_the_probed_methods_tasks_and_kinds(cfg):
 
 def test_a_probe_sample_is_nested_in_its_methods_sample(cfg):
     assert method_sample(cfg, "stock", "temporal_hint") == 20
-    assert method_sample(cfg, "stock", "temporal_hint@neutered") == 4
+    assert method_sample(cfg, "stock", "temporal_hint@neutered") == 2
     ids = pd.DataFrame({"instance_id": [f"i{k:03d}" for k in range(200)], "split": "eval"})
     big = set(sample_instances(ids, ["eval"], 20, 42)["instance_id"])
     small = set(sample_instances(ids, ["eval"], 4, 42)["instance_id"])

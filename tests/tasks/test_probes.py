@@ -152,6 +152,13 @@ def test_date_shift_before_the_records_begin_and_a_prompt_that_changes_more_are_
 
     _, rec = build_probe_dataset(YearInPrompt(), pd.DataFrame([salary_row()]), "date_shift", shift_days=365)
     assert rec.loc[0, "reason"] == "prompt_differs_beyond_date"
+    # a forecast prompt showing the value of its freeze date cannot move before that date
+    _, rec = build_probe_dataset(ForecastTask(), pd.DataFrame([forecast_row()]), "date_shift", shift_days=365)
+    assert rec.loc[0, "reason"] == "shift_before_data" and "2024-07-12" in rec.loc[0, "detail"]
+    hidden = json.loads(forecast_row()["inputs"]) | {"show_freeze_value": False}
+    out, rec = build_probe_dataset(ForecastTask(), pd.DataFrame([forecast_row() | {"inputs": json.dumps(hidden)}]),
+                                   "date_shift", shift_days=365)
+    assert rec.loc[0, "status"] == "ok" and out.loc[0, "cutoff_date"] == "2023-07-13"
 
 
 def test_reidentification_reads_forms_after_removing_the_neutral_names():

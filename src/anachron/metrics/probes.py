@@ -12,7 +12,8 @@ docs/metrics.md#leakage-adjusted-perf and docs/metrics.md#probes. Pure functions
   Perf (paired bootstrap CI; ``neutered_gap_p`` its exact sign test; an upper bound on the look-ahead
   benefit, Glasserman & Lin, arXiv 2309.17322, §4), ``reid_rate`` (share of neutered answers naming a
   real entity), ``shift_change_rate`` (share of date-shifted predictions that differ),
-  ``shift_perf_change`` = shifted Perf - Perf (``shift_perf_change_p``), ``shift_olr`` (OLR of the
+  ``shift_perf`` (mean Perf of the shifted answers), ``shift_perf_change`` = shifted Perf - Perf
+  (``shift_perf_change_p``), ``shift_olr`` (OLR of the
   shifted answers, verified against the shifted cutoff) and the skipped counts
   (``neutered_skipped``, ``shift_skipped``: value = skipped instances, n = sampled instances).
 """
@@ -161,6 +162,7 @@ def aggregate_probes(pairs: pd.DataFrame, *, n_resamples: int = 2000, confidence
         else:
             changed = paired["prediction_changed"].dropna().astype(float).to_numpy()
             out.append(_mean_row(base, "shift_change_rate", changed, boot))
+            out.append(_mean_row(base, "shift_perf", both["perf_probe"].to_numpy(dtype=float), boot))
             cmp = paired_comparison(both["perf"], both["perf_probe"], lower_is_better=False, **boot)
             out.append(_row(base, "shift_perf_change", cmp.mean_diff, cmp.ci_low, cmp.ci_high, cmp.n))
             out.append(_row(base, "shift_perf_change_p", cmp.p_value, np.nan, np.nan, cmp.n))

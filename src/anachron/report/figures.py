@@ -20,9 +20,9 @@ to PNG and PDF atomically. The figures, by the name of their file under ``result
   per task, claim kind and layer set (``calibration`` rows of style ``all``), Wilson 95% intervals,
   the acceptance bars :data:`~anachron.verify.calibration.evaluate.RECALL_MIN` and
   :data:`~anachron.verify.calibration.evaluate.FP_MAX` as lines.
-* ``probes``: per task and probed method, Perf beside perf_clean, the neutered Perf and the
-  date-shifted Perf (Perf + ΔPerf) as bars with their CIs, the re-identification and change rates
-  written above (docs/metrics.md#probes).
+* ``probes``: per task and probed method, Perf beside perf_clean (the run's answers), the neutered
+  and the date-shifted Perf (the probes' answers) as bars with their CIs, the re-identification and
+  change rates written above (docs/metrics.md#probes).
 
 A missing table or column (a database from an older version), an empty table (training not run,
 no control split) gives a figure that says ``no data: <reason>`` instead of failing, so the
@@ -504,14 +504,13 @@ PROBE_BARS = {
     "Perf": ("perf", "perf_lo", "perf_hi"),
     "perf_clean": ("perf_clean", "perf_clean_lo", "perf_clean_hi"),
     "neutered Perf": ("neutered_perf", "neutered_perf_lo", "neutered_perf_hi"),
-    "shifted Perf": ("shifted_perf", "shifted_perf_lo", "shifted_perf_hi"),
+    "shifted Perf": ("shift_perf", "shift_perf_lo", "shift_perf_hi"),
 }
 
 
 def probe_data(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, str | None]:
     """The probes table's numbers (:data:`anachron.report.tables.probes.PROBES_SQL`) of the eval split
-    (every split when a task has no eval rows), with ``shifted_perf`` = Perf + ΔPerf and its bounds;
-    ``reason`` when there is nothing to draw."""
+    (every split when a task has no eval rows); ``reason`` when there is nothing to draw."""
     from anachron.report.tables.probes import PROBES_SQL
 
     _, reason = read_table(con, "metrics", ["task", "method", "model", "split", "metric", "value", "ci_low", "ci_high", "n"])
@@ -521,8 +520,6 @@ def probe_data(con: duckdb.DuckDBPyConnection) -> tuple[pd.DataFrame, str | None
     if d.empty:
         return d, "no probe run (config key probes.methods)"
     d = pd.concat([g[g["split"] == "eval"] if (g["split"] == "eval").any() else g for _, g in d.groupby("task")])
-    for col in ("", "_lo", "_hi"):
-        d[f"shifted_perf{col}"] = d["perf"] + d[f"shift_perf_change{col}"]
     return d.reset_index(drop=True), None
 
 

@@ -31,7 +31,8 @@ hook                                         used by
 ``make_grounding(inputs)``                   rules verify_claims, calibrate_verifier, train_tempo (grounded layer)
 ``planter(...)``                             :func:`anachron.verify.calibration.plant.plant_claims` (calibration)
 ``rag_query_counts``, ``rag_query_aspects``  :mod:`anachron.methods.rag` (query count, fallback queries)
-``neuter(row)``, ``data_begins``             the probes (:mod:`anachron.tasks.probes`): entity neutering, date shift
+``neuter(row)``, ``data_begins``,            the probes (:mod:`anachron.tasks.probes`): entity neutering, date shift
+``input_dates(row)``
 ===========================================  ====================================================================
 """
 
@@ -203,6 +204,13 @@ class Task(ABC):
     def grounding_context(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
         """What the grounded verifier layer needs to know about an instance (cutoff at least)."""
         return {"cutoff_date": row["cutoff_date"], **self.entities(row)}
+
+    def input_dates(self, row: pd.Series | dict[str, Any]) -> list[str]:
+        """ISO dates of the observations the prompt shows as data (a value "on 2024-07-12"), not as
+        targets (a period to predict): the date-shift probe skips an instance whose moved cutoff falls
+        before one of them (``shift_before_data``), since its prompt would show data from after
+        "today". Default: none."""
+        return []
 
     def neuter(self, row: pd.Series | dict[str, Any]) -> Neutering:
         """The instance with its entities anonymised, for the entity-neutered probe

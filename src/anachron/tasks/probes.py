@@ -11,7 +11,8 @@ probe (rule probe_dataset), and checks that nothing else changed:
 * ``date_shift``: the cutoff, and with it "today's date", moves ``shift_days`` earlier. The shifted
   prompt with the new date written back as the old must equal the original prompt byte for byte
   (else ``prompt_differs_beyond_date``), and the new cutoff must not fall before the task's
-  :attr:`~anachron.tasks.base.Task.data_begins` (``shift_before_data``). Dated claims of the
+  :attr:`~anachron.tasks.base.Task.data_begins` nor before a value the prompt shows
+  (:meth:`~anachron.tasks.base.Task.input_dates`; both ``shift_before_data``). Dated claims of the
   shifted answers are verified against the shifted cutoff.
 
 Every instance gets one row of :data:`PROBE_RECORD_COLUMNS`: ``ok`` with the forms and neutral
@@ -68,6 +69,9 @@ def shifted_row(task: Task, row: pd.Series, shift_days: int) -> tuple[pd.Series,
     moved = (dt.date.fromisoformat(cutoff) - dt.timedelta(days=int(shift_days))).isoformat()
     if task.data_begins and moved < task.data_begins:
         raise ProbeSkip("shift_before_data", f"{moved} is before the task's records begin ({task.data_begins})")
+    later = [d for d in task.input_dates(row) if d > moved]
+    if later:
+        raise ProbeSkip("shift_before_data", f"the prompt shows data observed on {later[0]}, after the shifted cutoff {moved}")
     new = row.copy()
     new["cutoff_date"] = moved
     if _prompt(task, new).replace(moved, cutoff) != _prompt(task, row):

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 #: Metrics the table shows (value, CI and n of each).
 _METRICS = ("perf", "perf_clean", "olr", "neutered_perf", "neutered_gap", "neutered_gap_p", "reid_rate", "neutered_skipped",
-            "shift_change_rate", "shift_perf_change", "shift_perf_change_p", "shift_olr", "shift_skipped")
+            "shift_change_rate", "shift_perf", "shift_perf_change", "shift_perf_change_p", "shift_olr", "shift_skipped")
 
 _COLUMNS = ",\n       ".join(
     f"max(value) FILTER (WHERE metric = '{m}') AS {m}, max(ci_low) FILTER (WHERE metric = '{m}') AS {m}_lo, "
@@ -56,7 +56,9 @@ def _format(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
         out.append({
             "Task": r.task, "Method": r.method, "Model": r.model, "Split": r.split,
             "Perf [95% CI]": fmt_ci(r.perf, r.perf_lo, r.perf_hi),
+            "n (Perf)": as_count(r.perf_n),
             "perf_clean [95% CI]": fmt_ci(r.perf_clean, r.perf_clean_lo, r.perf_clean_hi),
+            "n (perf_clean)": as_count(r.perf_clean_n),
             "neutered Perf": fmt_ci(r.neutered_perf, r.neutered_perf_lo, r.neutered_perf_hi),
             "gap Perf − neutered [95% CI]": fmt_ci(r.neutered_gap, r.neutered_gap_lo, r.neutered_gap_hi),
             "gap p": _p(r.neutered_gap_p),
@@ -77,8 +79,10 @@ TABLE = ReportTable(
     name="probes",
     title="Probes: leakage-adjusted Perf, entity neutering, date shift",
     note=(
-        "One row per probed task × method × model × split (config key `probes`). Perf: the method's own answers; "
-        "perf_clean: their Perf with each leaked answer asked again without its leaked evidence (main table). "
+        "One row per probed task × method × model × split (config key `probes`). Perf: the method's own answers "
+        "(all of the run's, n (Perf)); perf_clean: their Perf with each leaked answer asked again without its leaked "
+        "evidence (main table; the perf_clean sample). The probe columns are over the probe's own, smaller sample: "
+        "the gap pairs each instance's two answers. "
         "Neutered Perf: the same method on the same instances with the entities anonymised by the task "
         "(\"Company A\", \"the player\", \"Petitioner\"); gap = Perf − neutered Perf over the instances both "
         "answered, a paired bootstrap 95% CI and an exact sign-test p: an upper bound on what knowing the entity "

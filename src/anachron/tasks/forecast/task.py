@@ -66,6 +66,11 @@ class ForecastTask(ProbabilityTask):
     def perf(self, row, prediction):
         return brier_perf(prediction, instance_label(row)["resolved_to"])
 
+    def input_dates(self, row):
+        """The freeze date when the prompt shows the value observed on it (:meth:`messages`)."""
+        inp = instance_inputs(row)
+        return [str(inp["freeze_date"])] if inp.get("show_freeze_value") and inp.get("freeze_value") and inp.get("freeze_date") else []
+
     def neuter(self, row):
         """A stock question's company as "Company A"; other questions are skipped
         (:func:`anachron.tasks.forecast.neuter.neuter_forecast`)."""
