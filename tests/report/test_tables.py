@@ -115,7 +115,7 @@ def test_probes_table_pairs_the_probes_with_the_method(con):
     assert row["shift_change_rate"] == pytest.approx(3 / 4)
     assert row["shift_perf_change"] == pytest.approx(np.mean(np.array(PROBE_PERF["date_shift"][:4]) - perf))
     files = render_table("probes", con)
-    assert "1 of 4" in files["md"] and "66.7" in files["md"]
+    assert "1/4, 0/4" in files["md"] and "66.7" in files["md"]
     main = _numbers(con, "main")
     assert not main["method"].str.contains("@").any()
 

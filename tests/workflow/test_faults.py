@@ -49,13 +49,15 @@ def model_entry(url_env: str = URL_ENV, key_env: str = KEY_ENV, model_id: str = 
 
 
 #: Overrides of config/config.yaml + .test/config/e2e.yaml (JSON is YAML): temporal_hint on stock and
-#: forecast, no Shapley (its calls are not what is compared), no EDGAR.
+#: forecast, no Shapley, perf_clean or probe (their calls are not what is compared), no EDGAR.
 CONFIG = {
     "tasks": {"stock": {"windows": [
         {"name": f"w{i}", "split": "eval", "start": start, "end": "2020-07-01", "n": 6, "affected_sectors": ["Energy"]}
         for i, start in enumerate(("2019-12-01", "2020-01-02", "2020-02-03"))]}},
     "run": {"tasks": list(TASKS), "methods": ["temporal_hint"], "models": ["srv"], "sample": {"stock": 18, "forecast": 8}},
     "shapley": {"tasks": []},
+    "perf_clean": {"enabled": False},
+    "probes": {"methods": []},
     "calibration": {"n_per_kind": 5},
     "sources": {"edgar": {"enabled": False}},
     "models": {"srv": model_entry()},

@@ -289,9 +289,10 @@ def _distribution_figure(con: duckdb.DuckDBPyConnection, column: str, *, title: 
     """Per task panel, a row per method (Temporal Hint on top): a box of the eval instances'
     ``column`` (x 100) and every instance as a jittered point (colour per method, marker per model;
     gid ``values:{task}:{method}:{model}``, offsets (value %, row)). Rows rather than columns keep
-    the method labels horizontal however many methods there are."""
+    the method labels horizontal however many methods there are. Probe runs (``<method>@<probe>``)
+    are left out: they are the probes figure's."""
     df, reason = read_table(con, "instance_scores", ["task", "method", "model", "split", "instance_id", column],
-                            f"split = 'eval' AND {column} IS NOT NULL")
+                            f"split = 'eval' AND {column} IS NOT NULL AND method NOT LIKE '%@%'")
     if reason:
         return no_data_figure(title, reason)
     tasks = sorted(df["task"].unique())

@@ -46,8 +46,21 @@ def _p(v: object) -> str:
     return "–" if is_na(v) else f"{float(v):.3f}"
 
 
+def _with_n(value: object, lo: object, hi: object, n: object = None, p: object = None, *, pct: bool = False) -> str:
+    """A value, its n and p, then its CI ("0.300 (12; p 0.039) [0.100, 0.500]"): the CI last, so the
+    HTML puts it on a line of its own; "–" for a missing value."""
+    cell = fmt_ci(value, pct=pct)
+    if cell == "–":
+        return cell
+    parts = ([] if n is None or is_na(n) else [str(as_count(n))]) + ([] if p is None or is_na(p) else [f"p {_p(p)}"])
+    if parts:
+        cell += f" ({'; '.join(parts)})"
+    ci = fmt_ci(value, lo, hi, pct=pct)
+    return cell + ci[len(fmt_ci(value, pct=pct)):]
+
+
 def _skipped(skipped: object, n: object) -> str:
-    return "–" if is_na(skipped) else f"{as_count(skipped)} of {as_count(n)}"
+    return "–" if is_na(skipped) else f"{as_count(skipped)}/{as_count(n)}"
 
 
 def _format(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
@@ -55,22 +68,19 @@ def _format(rows: pd.DataFrame, con: duckdb.DuckDBPyConnection) -> TableData:
     for r in rows.itertuples(index=False):
         out.append({
             "Task": r.task, "Method": r.method, "Model": r.model, "Split": r.split,
-            "Perf [95% CI]": fmt_ci(r.perf, r.perf_lo, r.perf_hi),
-            "n (Perf)": as_count(r.perf_n),
-            "perf_clean [95% CI]": fmt_ci(r.perf_clean, r.perf_clean_lo, r.perf_clean_hi),
-            "n (perf_clean)": as_count(r.perf_clean_n),
-            "neutered Perf": fmt_ci(r.neutered_perf, r.neutered_perf_lo, r.neutered_perf_hi),
-            "gap Perf − neutered [95% CI]": fmt_ci(r.neutered_gap, r.neutered_gap_lo, r.neutered_gap_hi),
-            "gap p": _p(r.neutered_gap_p),
-            "n (gap)": as_count(r.neutered_gap_n),
-            "re-identified % [95% CI]": fmt_ci(r.reid_rate, r.reid_rate_lo, r.reid_rate_hi, pct=True),
-            "neutered skipped": _skipped(r.neutered_skipped, r.neutered_skipped_n),
-            "shift: changed % [95% CI]": fmt_ci(r.shift_change_rate, r.shift_change_rate_lo, r.shift_change_rate_hi, pct=True),
-            "n (changed)": as_count(r.shift_change_rate_n),
-            "shift: ΔPerf [95% CI]": fmt_ci(r.shift_perf_change, r.shift_perf_change_lo, r.shift_perf_change_hi),
-            "ΔPerf p": _p(r.shift_perf_change_p),
+            "Perf (n)": _with_n(r.perf, r.perf_lo, r.perf_hi, r.perf_n),
+            "perf_clean (n)": _with_n(r.perf_clean, r.perf_clean_lo, r.perf_clean_hi, r.perf_clean_n),
+            "neutered Perf": _with_n(r.neutered_perf, r.neutered_perf_lo, r.neutered_perf_hi),
+            "gap Perf − neutered (n; p)": _with_n(r.neutered_gap, r.neutered_gap_lo, r.neutered_gap_hi, r.neutered_gap_n,
+                                                 r.neutered_gap_p),
+            "re-identified %": _with_n(r.reid_rate, r.reid_rate_lo, r.reid_rate_hi, pct=True),
+            "shift: changed % (n)": _with_n(r.shift_change_rate, r.shift_change_rate_lo, r.shift_change_rate_hi,
+                                            r.shift_change_rate_n, pct=True),
+            "shift: ΔPerf (p)": _with_n(r.shift_perf_change, r.shift_perf_change_lo, r.shift_perf_change_hi, None,
+                                        r.shift_perf_change_p),
             "OLR % → shifted": f"{fmt_ci(r.olr, pct=True)} → {fmt_ci(r.shift_olr, pct=True)}",
-            "shift skipped": _skipped(r.shift_skipped, r.shift_skipped_n),
+            "skipped (neutered, shift)": f"{_skipped(r.neutered_skipped, r.neutered_skipped_n)}, "
+                                         f"{_skipped(r.shift_skipped, r.shift_skipped_n)}",
         })
     return TableData(frame=pd.DataFrame(out), n_keys=4, blocks=block_starts(rows, ["task", "split"]))
 
@@ -91,7 +101,7 @@ TABLE = ReportTable(
         "same instances with today's date and the cutoff moved earlier (probes.shift_days), everything else "
         "byte-identical; changed = share of predictions that differ, ΔPerf = shifted − raw Perf (paired); OLR of "
         "the shifted answers is verified against the shifted cutoff. Skipped: sampled instances the probe could "
-        "not be built for, with a reason per instance in `probe_scores` (docs/metrics.md#probes)."
+        "not be built for, of those sampled, with a reason per instance in `probe_scores` (docs/metrics.md#probes)."
     ),
     sql=PROBES_SQL,
     requires={"metrics": ("task", "method", "model", "split", "metric", "value", "ci_low", "ci_high", "n")},
