@@ -116,7 +116,7 @@ def generate(work: Path, *, claims: int, n_methods: int, n_models: int, per_inst
     n_inst = max(1, claims // (n_runs * per_instance))
     inputs: dict[str, list[str]] = {k: [] for k in (
         "instances", "runs", "calls", "tool_calls", "meta", "claims", "verify_calls", "scores",
-        "phi", "shapley", "shapley_calls", "calibration", "planted", "training_log")}
+        "phi", "shapley", "shapley_calls", "calibration", "planted", "training_log", "clean", "clean_calls", "probes")}
     res = work / "results"
     for task in TASKS:
         ids = np.array([f"{task}-eval-2019-12-01-{i:05d}" for i in range(n_inst)])
@@ -242,11 +242,13 @@ def _child(spec_path: str) -> None:
     """Run workflow/scripts/load_results.py as Snakemake would, with the inputs of ``spec_path``."""
     spec = json.loads(Path(spec_path).read_text())
     inputs = spec["inputs"]
+    for key in ("clean", "clean_calls", "probes"):  # inputs of a spec written before perf_clean and the probes
+        inputs.setdefault(key, [])
     sm = SimpleNamespace(
         input=SimpleNamespace(**{k: (v[0] if k in ("calibration", "planted") else v) for k, v in inputs.items()}),
         output=SimpleNamespace(db=spec["db"]),
         log=[spec["log"]],
-        params=SimpleNamespace(bootstrap=spec["bootstrap"]),
+        params=SimpleNamespace(bootstrap=spec["bootstrap"], prices={}),
     )
     runpy.run_path(str(SCRIPT), init_globals={"snakemake": sm}, run_name="__main__")
 

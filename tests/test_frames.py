@@ -84,3 +84,12 @@ def test_require_keys_is_the_same_check_for_a_json_object():
     require_keys({"a": 1}, ["a"], "f.json")
     with pytest.raises(KeyError, match=r"f\.json: missing required key\(s\) b \(found: a\); fix it"):
         require_keys({"a": 1}, ["a", "b"], "f.json", error=KeyError, hint="fix it")
+
+
+def test_json_list_nonempty_answers_as_json_list_does():
+    from anachron.frames import json_list, json_list_nonempty
+
+    for v in ("[]", "", "  ", None, float("nan"), "[ ]", '["d1"]', "[1, 2]", [], ["x"]):
+        assert json_list_nonempty(v) == (len(json_list(v)) > 0), v
+    with pytest.raises(ValueError):
+        json_list_nonempty("[not json")

@@ -180,6 +180,18 @@ def claim_flag(claims: pd.DataFrame, column: str) -> pd.Series:
     return claims[column].astype("boolean").fillna(False).astype(bool)
 
 
+def json_list_nonempty(value: Any) -> bool:
+    """Whether a JSON-list cell (:func:`json_list`) holds an item; ``"[]"`` and blanks are answered
+    without parsing (most flag lists of a search log are empty).
+
+    Raises:
+        json.JSONDecodeError: a string that is not JSON.
+    """
+    if isinstance(value, str) and (value == "[]" or not value.strip()):
+        return False
+    return len(json_list(value)) > 0
+
+
 def json_list(value: Any) -> list[Any]:
     """A JSON-list cell as a list: a JSON string (blank = empty), a list, or null/NaN (empty).
 

@@ -121,3 +121,21 @@ def test_samples_are_seeded_and_nested():
     both = sample_instances(df, ["eval", "control"], 5, seed=1)
     assert both["split"].value_counts().to_dict() == {"eval": 5, "control": 5}
     assert len(sample_instances(df, ["eval"], None, seed=1)) == 40
+
+
+def test_bootstrap_draws_are_kept_and_equal_to_a_fresh_draw(monkeypatch):
+    from anachron.metrics import core
+
+    v = np.random.default_rng(3).random(40)
+    fresh = v[np.random.default_rng(0).integers(0, 40, size=(500, 40))].mean(axis=1)
+    assert bootstrap_ci(v, n_resamples=500) == tuple(float(x) for x in np.quantile(fresh, [0.025, 0.975]))
+    assert core.resample_indices(40, 500, 0) is core.resample_indices(40, 500, 0)  # kept, not drawn again
+    from collections import OrderedDict
+
+    monkeypatch.setattr(core, "_RESAMPLES", OrderedDict())
+    monkeypatch.setattr(core, "RESAMPLE_CACHE_ELEMENTS", 2 * 500 * 40)
+    for n in (38, 39, 40):  # room for two: the least recently used goes
+        core.resample_indices(n, 500, 0)
+    assert [k[0] for k in core._RESAMPLES] == [39, 40]
+    with pytest.raises(ValueError):
+        core.resample_indices(40, 500, 0)[0, 0] = 1  # read-only: no caller can alter a kept draw

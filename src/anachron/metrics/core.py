@@ -20,6 +20,7 @@ CI over instances.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Callable
 
 import numpy as np
@@ -94,10 +95,39 @@ def instance_scores(
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
+#: Resample index matrices kept by :func:`resample_indices` at most, in elements (8 bytes each: 64 MiB).
+RESAMPLE_CACHE_ELEMENTS = 8 * 1024 * 1024
+_RESAMPLES: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+
+
+def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The ``(n_resamples, n)`` bootstrap indices of ``n`` values: ``default_rng(seed).integers(0, n,
+    size=(n_resamples, n))``, the same for every call with the same arguments.
+
+    Drawing them is most of a bootstrap's cost, and every metric of a run (and every run with as many
+    instances) resamples the same ``n`` with the same seed, so the matrices are kept (least recently
+    used first out, at most :data:`RESAMPLE_CACHE_ELEMENTS` elements in all; read-only arrays).
+    """
+    key = (int(n), int(n_resamples), int(seed))
+    idx = _RESAMPLES.get(key)
+    if idx is not None:
+        _RESAMPLES.move_to_end(key)
+        return idx
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    idx.flags.writeable = False
+    if idx.size <= RESAMPLE_CACHE_ELEMENTS:
+        _RESAMPLES[key] = idx
+        while sum(a.size for a in _RESAMPLES.values()) > RESAMPLE_CACHE_ELEMENTS:
+            _RESAMPLES.popitem(last=False)
+    return idx
+
+
 def bootstrap_ci(
     values: np.ndarray, *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
 ) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean of ``values`` (1-D, NaNs dropped).
+    """Percentile bootstrap CI of the mean of ``values`` (1-D, NaNs dropped): instances resampled
+    with replacement ``n_resamples`` times (:func:`resample_indices`), the ``(1 - confidence)/2``
+    and ``(1 + confidence)/2`` quantiles of the resampled means (docs/metrics.md#aggregates).
 
     Returns (nan, nan) for an empty input and (x, x) for a single value.
     """
@@ -107,8 +137,7 @@ def bootstrap_ci(
         return (np.nan, np.nan)
     if v.size == 1:
         return (float(v[0]), float(v[0]))
-    rng = np.random.default_rng(seed)
-    means = v[rng.integers(0, v.size, size=(n_resamples, v.size))].mean(axis=1)
+    means = v[resample_indices(v.size, n_resamples, seed)].mean(axis=1)
     alpha = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
     return (float(lo), float(hi))

@@ -24,7 +24,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from anachron.frames import is_nan
 from anachron.metrics.core import bootstrap_ci
@@ -78,6 +77,9 @@ def sign_test_p(improved: int, worsened: int) -> float:
     n = improved + worsened
     if n == 0:
         return 1.0
+    from scipy.stats import binomtest  # here, not at import: scipy.stats takes ~1 s to import, which every
+    # load_results would pay for its derived tables, most of which need no sign test
+
     return float(binomtest(improved, n, 0.5, alternative="two-sided").pvalue)
 
 

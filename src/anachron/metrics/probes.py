@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anachron.metrics.core import bootstrap_ci
+from anachron.metrics.core import bootstrap_ci, resample_indices
 from anachron.metrics.paired import paired_comparison
 from anachron.tables import METRIC_COLUMNS, PREDICTION_USABLE, PROBE_SCORE_COLUMNS
 from anachron.tasks.neutering import reidentifies
@@ -113,7 +113,7 @@ def leak_share(perf: np.ndarray, clean: np.ndarray, *, n_resamples: int = 2000, 
     value = float((a.mean() - b.mean()) / a.mean())
     if a.size == 1:
         return value, value, value, 1
-    idx = np.random.default_rng(seed).integers(0, a.size, size=(n_resamples, a.size))
+    idx = resample_indices(a.size, n_resamples, seed)
     ma, mb = a[idx].mean(axis=1), b[idx].mean(axis=1)
     shares = np.where(ma > 0, (ma - mb) / np.where(ma > 0, ma, 1.0), np.nan)
     shares = shares[~np.isnan(shares)]

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anachron.frames import is_null, json_list as _ids
+from anachron.frames import is_null, json_list_nonempty as _nonempty
 from anachron.metrics.core import bootstrap_ci
 from anachron.tables import METRIC_COLUMNS, TRACE_SCORE_COLUMNS
 
@@ -55,15 +55,15 @@ def call_flags(tool_calls: pd.DataFrame) -> pd.DataFrame:
         ``survivorship`` (float: 1.0 / 0.0, NaN for a call without an entity-bearing
         document), ``entity_call`` (bool) and ``failed`` (``error`` is set).
     """
-    after = tool_calls["after_cutoff"].map(lambda v: len(_ids(v)) > 0)
-    restated = tool_calls["restatements"].map(lambda v: len(_ids(v)) > 0)
-    invalid = tool_calls["invalid_entities"].map(lambda v: len(_ids(v)) > 0)
+    after = tool_calls["after_cutoff"].map(_nonempty)
+    restated = tool_calls["restatements"].map(_nonempty)
+    invalid = tool_calls["invalid_entities"].map(_nonempty)
     none = pd.Series(None, index=tool_calls.index, dtype=object)
     known = tool_calls["entity_docs"] if "entity_docs" in tool_calls else none
     returned = tool_calls["returned"] if "returned" in tool_calls else none
     # NULL entity_docs: a log written before the column existed -> any returned document counts.
     bearing = pd.Series(
-        [len(_ids(r if is_null(k) else k)) > 0 for k, r in zip(known, returned)],
+        [_nonempty(r if is_null(k) else k) for k, r in zip(known, returned)],
         index=tool_calls.index,
     ) | invalid
     out = pd.DataFrame(index=tool_calls.index)
