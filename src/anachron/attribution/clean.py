@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anachron.attribution.shapley import ModelValue, value_request
+from anachron.attribution.shapley import value_request, value_score
 from anachron.llm.client import LLMClient
 from anachron.tables import CLEAN_SCORE_COLUMNS, PREDICTION_USABLE, VERDICT_CLEAN
 from anachron.tasks.base import Task
@@ -75,11 +75,8 @@ def clean_scores(
                "n_evidence": len(facts), "n_leaked": int(leaked.sum()), "n_strict": int((~clean).sum()),
                "n_kept": int((~leaked).sum()), "n_kept_strict": int(clean.sum()), "perf": np.nan,
                "perf_clean": np.nan, "perf_clean_strict": np.nan, "status": "unparsed", "status_strict": "unparsed"}
-        if r.parse_status in PREDICTION_USABLE:
-            try:
-                out["perf"] = float(task.perf(row, task.validate_prediction(row, json.loads(r.prediction))))
-            except (ValueError, TypeError, KeyError):
-                out["perf"] = np.nan
+        if r.parse_status in PREDICTION_USABLE:  # the run's Perf, as rule score_run scores it
+            out["perf"] = float(task.perf(row, json.loads(r.prediction)))
         if not np.isnan(out["perf"]):
             for suffix, drop in (("", leaked), ("_strict", ~clean)):
                 if not drop.any():
@@ -91,7 +88,7 @@ def clean_scores(
     results = client.complete_many(requests, desc=f"perf_clean {task.name}") if requests else []
     for (i, suffix, facts), res in zip(asks, results):
         row = inst.loc[rows[i]["instance_id"]]
-        perf = ModelValue(task, row, facts, client, params, step=STEP).score(res.text) if res.ok else np.nan
+        perf = value_score(task, row, res.text) if res.ok else np.nan
         rows[i][f"perf_clean{suffix}"] = perf
         rows[i][f"status{suffix}"] = "invalid_answer" if np.isnan(perf) else ("asked" if facts else "empty_evidence")
     log.info("perf_clean: %d answers, %d closed-world asks (%d distinct requests)", len(rows), len(asks),

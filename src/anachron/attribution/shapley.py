@@ -79,6 +79,19 @@ def value_request(task: Task, row: pd.Series, facts: list[str], params: dict[str
     )
 
 
+def value_score(task: Task, row: pd.Series, text: str) -> float:
+    """Perf of the prediction in a value call's answer ``text``, a ranking repaired first
+    (:func:`repair_ranking`); NaN when the answer has no prediction or it is invalid."""
+    data = decode_json(text, dict).value
+    if data is None or "prediction" not in data:
+        return float("nan")
+    pred = repair_ranking(data["prediction"], task.prediction_schema(row))
+    try:
+        return float(task.perf(row, task.validate_prediction(row, pred)))
+    except (ValueError, TypeError, KeyError):
+        return float("nan")
+
+
 class ModelValue:
     """``v(S)`` for one instance, from cached, concurrent model calls (a batched ValueFn).
 
@@ -96,15 +109,8 @@ class ModelValue:
         self.n_calls = 0
 
     def score(self, text: str) -> float:
-        """Perf of the prediction in ``text`` (NaN when there is none or it is invalid)."""
-        data = decode_json(text, dict).value
-        if data is None or "prediction" not in data:
-            return float("nan")
-        pred = repair_ranking(data["prediction"], self.task.prediction_schema(self.row))
-        try:
-            return float(self.task.perf(self.row, self.task.validate_prediction(self.row, pred)))
-        except (ValueError, TypeError, KeyError):
-            return float("nan")
+        """Perf of the prediction in ``text`` (:func:`value_score`)."""
+        return value_score(self.task, self.row, text)
 
     def __call__(self, masks: np.ndarray) -> np.ndarray:
         masks = np.atleast_2d(np.asarray(masks, dtype=bool))
