@@ -234,21 +234,23 @@ def child(args: argparse.Namespace, layers: tuple[str, ...]) -> dict[str, Any]:
         run, ctxs = make_run(rng, contexts, min(args.run_size, int(args.claims - n)), run_id, closes, args.task)
         make_s += time.perf_counter() - t0
         t0 = time.perf_counter()
-        claims = verify_run(run, ctxs, grounding=grounding, layers=layers, task=get_task(args.task), corpus=corpus)
+        claims = verify_run(run, ctxs, grounding=grounding, layers=layers, task=get_task(args.task), corpus=corpus,
+                            workers=args.child_workers)
         verify_s += time.perf_counter() - t0
         n += len(claims)
         digest.update(pd.util.hash_pandas_object(claims.astype(str), index=False).to_numpy().tobytes())
         verdicts.update(claims["verdict"])
         by_layer.update(claims["layer"])
         run_id += 1
-    return {"layers": ",".join(layers), "claims": int(n), "runs": run_id, "verify_s": verify_s,
+    return {"layers": ",".join(layers), "workers": args.child_workers, "claims": int(n), "runs": run_id, "verify_s": verify_s,
             "claims_per_s": n / verify_s, "make_runs_s": make_s, "grounding_build_s": build_s,
             "verdicts": dict(verdicts), "by_layer": dict(by_layer), "sha256": digest.hexdigest()}
 
 
-def measure(argv: list[str], layers: str) -> dict[str, Any]:
-    """Run one layer set in a child process; its report plus peak RSS (MiB)."""
-    cmd = [sys.executable, __file__, *argv, "--child", layers]
+def measure(argv: list[str], layers: str, workers: int = 1) -> dict[str, Any]:
+    """Run one layer set with ``workers`` processes in a child process; its report plus peak RSS (MiB)
+    (of the child; forked workers, each about the child's size, are not added)."""
+    cmd = [sys.executable, __file__, *argv, "--child", layers, "--child-workers", str(workers)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -271,21 +273,36 @@ def main() -> None:
     ap.add_argument("--seconds-per-completion", type=float, default=6.0,
                     help="local-model generation time per completion to compare against")
     ap.add_argument("--json", type=Path, default=None, help="also write the report here")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1],
+                    help="processes per verify_run (rule verify_claims' threads); each count is measured, "
+                         "with its speed-up over the first")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--child-workers", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args, tuple(args.child.split(",")))))
         return
     argv = [a for a in sys.argv[1:]]
+    if "--workers" in argv:  # the child gets one count (--child-workers)
+        i = argv.index("--workers")
+        j = i + 1
+        while j < len(argv) and not argv[j].startswith("--"):
+            j += 1
+        argv = argv[:i] + argv[j:]
     reports = []
     for layers in args.layer_sets:
-        r = measure(argv, layers)
-        reports.append(r)
-        per_completion = 10 / r["claims_per_s"]
-        print(f"layers {r['layers']:<15} {r['claims']:>10,} claims in {r['verify_s']:7.1f} s: {r['claims_per_s']:8,.0f} claims/s, "
-              f"peak RSS {r['peak_rss_mib']:,.0f} MiB (grounding built in {r['grounding_build_s']:.1f} s; "
-              f"verify(10 claims) / generate(1 completion) = {per_completion / args.seconds_per_completion:.1e})", flush=True)
-        print(f"    verdicts {r['verdicts']}; layers {r['by_layer']}; sha256 of every claim row {r['sha256'][:16]}", flush=True)
+        first = None
+        for workers in args.workers:
+            r = measure(argv, layers, workers)
+            reports.append(r)
+            first = first or r
+            per_completion = 10 / r["claims_per_s"]
+            speedup = f", {r['claims_per_s'] / first['claims_per_s']:.2f}x the {first['workers']}-worker rate" if r is not first else ""
+            print(f"layers {r['layers']:<15} workers {workers}: {r['claims']:>10,} claims in {r['verify_s']:7.1f} s: "
+                  f"{r['claims_per_s']:8,.0f} claims/s{speedup}, "
+                  f"peak RSS {r['peak_rss_mib']:,.0f} MiB (grounding built in {r['grounding_build_s']:.1f} s; "
+                  f"verify(10 claims) / generate(1 completion) = {per_completion / args.seconds_per_completion:.1e})", flush=True)
+            print(f"    verdicts {r['verdicts']}; layers {r['by_layer']}; sha256 of every claim row {r['sha256'][:16]}", flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"source": str(args.workdir or "synthetic"), "task": args.task,

@@ -13,7 +13,9 @@ other side (multiset difference, so order does not matter and duplicates count).
 legitimately differ between two runs of the same config (timestamps, latencies, the code version,
 cache-hit flags: ``--volatile``) are left out of the row comparison. Numbers are compared after
 casting both sides to DOUBLE, so a declared type (BIGINT vs DOUBLE) does not count as a value
-difference; it is reported as a type change.
+difference; it is reported as a type change. With ``--digits D`` numbers are compared rounded to D
+significant digits (a change that only sums floats in another order moves the last bits, about 1e-16
+relative: ``--digits 12`` shows it changes nothing else).
 
 Exit status: 0 when every compared table has the same rows and no column was lost, 1 otherwise.
 """
@@ -101,9 +103,11 @@ def _tables(con: duckdb.DuckDBPyConnection, db: str) -> set[str]:
 
 
 def compare_table(
-    con: duckdb.DuckDBPyConnection, table: str, *, volatile: tuple[str, ...] = VOLATILE, show: int = 0
+    con: duckdb.DuckDBPyConnection, table: str, *, volatile: tuple[str, ...] = VOLATILE, show: int = 0,
+    digits: int | None = None,
 ) -> TableDiff:
-    """Compare ``a.<table>`` with ``b.<table>`` on ``con`` (both databases attached as a and b)."""
+    """Compare ``a.<table>`` with ``b.<table>`` on ``con`` (both databases attached as a and b); numbers
+    rounded to ``digits`` significant digits when given."""
     has_a, has_b = table in _tables(con, "a"), table in _tables(con, "b")
     count = lambda db: con.execute(f'SELECT count(*) FROM {db}."{table}"').fetchone()[0]  # noqa: E731
     diff = TableDiff(table, count("a") if has_a else None, count("b") if has_b else None)
@@ -121,7 +125,10 @@ def compare_table(
         parts = []
         for c in common:
             both_numeric = _is_numeric(cols_a[c]) and _is_numeric(cols_b[c])
-            parts.append(f'CAST("{c}" AS DOUBLE) AS "{c}"' if both_numeric else f'CAST("{c}" AS VARCHAR) AS "{c}"')
+            if both_numeric and digits:
+                parts.append(f"format('{{:.{int(digits)}g}}', CAST(\"{c}\" AS DOUBLE)) AS \"{c}\"")
+            else:
+                parts.append(f'CAST("{c}" AS DOUBLE) AS "{c}"' if both_numeric else f'CAST("{c}" AS VARCHAR) AS "{c}"')
         return ", ".join(parts)
 
     sel_a = f'SELECT {projection(cols_a)} FROM a."{table}"'
@@ -136,14 +143,16 @@ def compare_table(
 
 
 def compare_databases(
-    path_a: str, path_b: str, *, tables: list[str] | None = None, volatile: tuple[str, ...] = VOLATILE, show: int = 0
+    path_a: str, path_b: str, *, tables: list[str] | None = None, volatile: tuple[str, ...] = VOLATILE, show: int = 0,
+    digits: int | None = None,
 ) -> list[TableDiff]:
-    """Compare every table (or ``tables``) of two DuckDB files; returns one :class:`TableDiff` each."""
+    """Compare every table (or ``tables``) of two DuckDB files; returns one :class:`TableDiff` each
+    (numbers rounded to ``digits`` significant digits when given)."""
     con = duckdb.connect()
     con.execute(f"ATTACH '{path_a}' AS a (READ_ONLY)")
     con.execute(f"ATTACH '{path_b}' AS b (READ_ONLY)")
     names = tables or sorted(_tables(con, "a") | _tables(con, "b"))
-    return [compare_table(con, t, volatile=volatile, show=show) for t in names]
+    return [compare_table(con, t, volatile=volatile, show=show, digits=digits) for t in names]
 
 
 def report(diffs: list[TableDiff]) -> str:
@@ -178,8 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", nargs="*", help="tables to compare (default: every table on either side)")
     ap.add_argument("--volatile", nargs="*", default=list(VOLATILE), help="columns left out of the row comparison")
     ap.add_argument("--show", type=int, default=3, help="example unmatched rows to print per side and table")
+    ap.add_argument("--digits", type=int, default=None,
+                    help="compare numbers rounded to this many significant digits (default: exactly)")
     args = ap.parse_args(argv)
-    diffs = compare_databases(args.a, args.b, tables=args.tables, volatile=tuple(args.volatile), show=args.show)
+    diffs = compare_databases(args.a, args.b, tables=args.tables, volatile=tuple(args.volatile), show=args.show,
+                              digits=args.digits)
     print(report(diffs))
     return 1 if any(d.differs for d in diffs) else 0
 

@@ -192,6 +192,34 @@ def json_list_nonempty(value: Any) -> bool:
     return len(json_list(value)) > 0
 
 
+def json_lists_nonempty(values: Iterable[Any]) -> list[bool]:
+    """Whether each cell of a column of JSON lists (:func:`json_list`) holds an item, in order, in one
+    pass: missing cells (``pd.NA`` too), blanks and ``"[]"`` hold none; a string bracketed as a list
+    with anything but blanks inside holds one (what ``json.dumps`` of a non-empty list writes), without
+    a parse; any other string is parsed.
+
+    Raises:
+        json.JSONDecodeError: a string that is neither bracketed as a list nor JSON.
+    """
+    out: list[bool] = []
+    append = out.append
+    for v in values:
+        if type(v) is str:
+            if v == "[]":
+                append(False)
+                continue
+            t = v.strip()
+            if len(t) > 2 and t[0] == "[" and t[-1] == "]" and t[1:-1].strip():
+                append(True)
+            else:
+                append(bool(t) and t != "[]" and len(json.loads(t)) > 0)
+        elif v is None or v is pd.NA or is_nan(v):
+            append(False)
+        else:
+            append(len(list(v)) > 0)
+    return out
+
+
 def json_list(value: Any) -> list[Any]:
     """A JSON-list cell as a list: a JSON string (blank = empty), a list, or null/NaN (empty).
 

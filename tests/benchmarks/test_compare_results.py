@@ -64,3 +64,20 @@ def test_volatile_columns_are_configurable(tmp_path, volatile):
     b = _db(tmp_path / "b.duckdb", ROWS, latency=0.2)
     (calls,) = compare_results.compare_databases(a, b, tables=["llm_calls"], volatile=volatile)
     assert calls.differs == (volatile == ())
+
+
+def test_digits_forgive_the_last_bits_of_a_float_but_not_a_real_change(tmp_path):
+    def metrics(path, values):
+        con = duckdb.connect(str(path))
+        con.execute("CREATE TABLE metrics (metric VARCHAR, ci_low DOUBLE)")
+        con.executemany("INSERT INTO metrics VALUES (?, ?)", values)
+        con.close()
+        return str(path)
+
+    a = metrics(tmp_path / "a.duckdb", [("olr", 0.1 + 0.2), ("perf", 0.0), ("cov", None)])
+    b = metrics(tmp_path / "b.duckdb", [("olr", 0.3), ("perf", 0.0), ("cov", None)])  # 0.1 + 0.2 != 0.3 in floats
+    c = metrics(tmp_path / "c.duckdb", [("olr", 0.3000001), ("perf", 0.0), ("cov", None)])
+    assert compare_results.compare_databases(a, b)[0].differs
+    assert not compare_results.compare_databases(a, b, digits=12)[0].differs
+    assert compare_results.compare_databases(a, c, digits=12)[0].unmatched_a == 1
+    assert compare_results.main([a, b, "--digits", "12"]) == 0

@@ -418,11 +418,13 @@ def test_64_concurrent_keep_alive_connections():
         finally:
             await client.close()
 
-    with TestServer(latency_s=1.0, api_key="k") as srv:
+    with TestServer(latency_s=2.0, api_key="k") as srv:
         answers, walls = asyncio.run(run(srv.base_url))
         stats = srv.stats()
     assert answers == ["{}"] * 128 and stats["ok"] == 128
-    assert max(walls) < 1.9, walls  # 64 at once: one latency per round (fewer in parallel would need two)
+    # 64 at once: one latency per round (fewer in parallel would need two); a long latency leaves room
+    # for opening 64 connections on a loaded machine
+    assert max(walls) < 3.8, walls
     assert stats["connections"] == 64  # kept alive between rounds
 
 

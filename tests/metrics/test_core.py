@@ -128,7 +128,11 @@ def test_bootstrap_draws_are_kept_and_equal_to_a_fresh_draw(monkeypatch):
 
     v = np.random.default_rng(3).random(40)
     fresh = v[np.random.default_rng(0).integers(0, 40, size=(500, 40))].mean(axis=1)
-    assert bootstrap_ci(v, n_resamples=500) == tuple(float(x) for x in np.quantile(fresh, [0.025, 0.975]))
+    # the counts product sums the same draws in another order: equal up to float rounding
+    assert np.allclose(bootstrap_ci(v, n_resamples=500), np.quantile(fresh, [0.025, 0.975]), rtol=0, atol=1e-14)
+    b = (v > 0.6).astype(float)  # 0/1 values: exact sums, the gathered CI to the bit
+    gathered = b[np.random.default_rng(0).integers(0, 40, size=(500, 40))].mean(axis=1)
+    assert bootstrap_ci(b, n_resamples=500) == tuple(float(x) for x in np.quantile(gathered, [0.025, 0.975]))
     assert core.resample_indices(40, 500, 0) is core.resample_indices(40, 500, 0)  # kept, not drawn again
     from collections import OrderedDict
 
@@ -139,3 +143,26 @@ def test_bootstrap_draws_are_kept_and_equal_to_a_fresh_draw(monkeypatch):
     assert [k[0] for k in core._RESAMPLES] == [39, 40]
     with pytest.raises(ValueError):
         core.resample_indices(40, 500, 0)[0, 0] = 1  # read-only: no caller can alter a kept draw
+
+
+def test_bootstrap_cis_batched_blocked_and_kept_agree(monkeypatch):
+    from collections import OrderedDict
+
+    from anachron.metrics import core
+
+    rng = np.random.default_rng(5)
+    vectors = [rng.random(30), rng.random(30), np.array([0.4]), np.array([]), rng.random(12), np.array([np.nan, 0.2, 0.9])]
+    batched = core.bootstrap_cis(vectors, n_resamples=300, seed=2)
+    alone = [core.bootstrap_ci(v, n_resamples=300, seed=2) for v in vectors]
+    assert batched[2] == (0.4, 0.4) and all(np.isnan(batched[3]))
+    np.testing.assert_allclose(np.array(batched, dtype=float), np.array(alone, dtype=float), rtol=0, atol=1e-14)
+    # a matrix too large to keep is built in blocks of rows from the same draws: the same CIs
+    monkeypatch.setattr(core, "_COUNTS", OrderedDict())
+    monkeypatch.setattr(core, "RESAMPLE_CACHE_ELEMENTS", 100)
+    monkeypatch.setattr(core, "COUNT_BLOCK_ELEMENTS", 7 * 30)
+    blocks = list(core._count_blocks(30, 300, 2))
+    assert len(blocks) == 43 and sum(len(b) for b in blocks) == 300 and not core._COUNTS
+    idx = np.random.default_rng(2).integers(0, 30, size=(300, 30))
+    np.testing.assert_array_equal(np.vstack(blocks), np.stack([np.bincount(r, minlength=30) for r in idx]))
+    np.testing.assert_allclose(np.array(core.bootstrap_cis(vectors, n_resamples=300, seed=2), dtype=float),
+                               np.array(batched, dtype=float), rtol=0, atol=1e-14)

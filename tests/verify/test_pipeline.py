@@ -207,3 +207,36 @@ def test_decision_grounding_needs_the_court_when_only_a_party_is_named():
     ruling = verify_claim("The Supreme Court upheld the Environmental Protection Agency's rule.", "2020-01-02",
                           dt.date(2020, 6, 14), instance=ctx, grounding=g)
     assert ruling["leaked"] and ruling["category"] == "A4"
+
+
+class _CountingCorpus:
+    """A corpus layer that dates nothing and counts its searches (as CorpusLayer does)."""
+
+    def __init__(self):
+        self.n_searches, self.n_errors, self.last_error = 0, 0, ""
+
+    def check(self, fact, cutoff):
+        self.n_searches += 1
+        return None
+
+
+def test_verify_run_in_forked_workers_gives_the_same_table_in_run_order():
+    facts = ["Acme closed at $41.20 on 2019-11-04.", "Acme reported Q4 2019 revenue of $2.1B.",
+             "Acme has a strong balance sheet.", "Acme fell 12% in March 2020.", "Acme expects 2020 revenue of $9B."]
+    rows = []
+    for i in range(23):
+        ev = [{"id": k + 1, "fact": facts[(i + k) % len(facts)], "source_date": f"2019-{1 + (i + k) % 12:02d}-15"}
+              for k in range(1 + i % 4)]
+        rows.append({"instance_id": f"i{i:02d}", "task": "stock", "method": "m", "model": "x",
+                     "cutoff_date": "2019-11-29", "evidence": json.dumps(ev), "reasoning": "see [1]. Acme rose in 2020 [2].",
+                     "parse_status": "ok" if i % 7 else "truncated"})
+    run = pd.DataFrame(rows)
+    contexts = {r["instance_id"]: {"cutoff_date": "2019-11-29"} for r in rows}
+    one, two = _CountingCorpus(), _CountingCorpus()
+    alone = verify_run(run, contexts, layers=("corpus", "rules"), corpus=one)
+    forked = verify_run(run, contexts, layers=("corpus", "rules"), corpus=two, workers=3)
+    pd.testing.assert_frame_equal(alone, forked)
+    assert len(alone) > 40 and alone["leaked"].any() and not alone["leaked"].all()
+    assert two.n_searches == one.n_searches == len(alone)  # the workers' searches are counted in the parent
+    with pytest.raises(ValueError, match="workers"):
+        verify_run(run, contexts, workers=0)

@@ -10,6 +10,7 @@ rule verify_claims:
     output:
         claims="results/claims/{task}/{method}/{model}.parquet",
         calls="results/claims/{task}/{method}/{model}.calls.parquet",
+    threads: config["verify"]["threads"]
     params:
         layers=config["verify"]["layers"],
         corpus=config["verify"]["corpus"],

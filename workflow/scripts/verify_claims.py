@@ -35,6 +35,7 @@ with log_to(sm.log[0]) as log, job(f"verify {w.task}/{w.method}/{w.model}") as p
         llm={"client": client, "params": params, "batch_size": sm.params.batch_size} if client else None,
         corpus=corpus,
         progress=True,
+        workers=sm.threads,
     )
     progress.n = len(run)
     write_parquet(claims, sm.output.claims)

@@ -122,40 +122,109 @@ def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
     return idx
 
 
+def _count_blocks(n: int, n_resamples: int, seed: int):
+    """The resample counts of :func:`resample_indices`'s draws, as float ``(rows, n)`` blocks in resample
+    order: ``counts[b, i]`` = how often value ``i`` is drawn in resample ``b``. Blocks hold at most
+    :data:`COUNT_BLOCK_ELEMENTS` elements; the draws come from one generator in order, so the blocks stack
+    to exactly the counts of ``default_rng(seed).integers(0, n, size=(n_resamples, n))``. A matrix of at
+    most :data:`RESAMPLE_CACHE_ELEMENTS` elements is kept (one block)."""
+    key = (int(n), int(n_resamples), int(seed))
+    cached = _COUNTS.get(key)
+    if cached is not None:
+        _COUNTS.move_to_end(key)
+        yield cached
+        return
+    keep = n * n_resamples <= RESAMPLE_CACHE_ELEMENTS
+    rng = np.random.default_rng(seed)
+    rows = n_resamples if keep else max(1, COUNT_BLOCK_ELEMENTS // n)
+    for start in range(0, n_resamples, rows):
+        k = min(rows, n_resamples - start)
+        idx = rng.integers(0, n, size=(k, n))
+        idx += (np.arange(k) * n)[:, None]
+        block = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n).astype(float)
+        if keep:
+            block.flags.writeable = False
+            _COUNTS[key] = block
+            while sum(a.size for a in _COUNTS.values()) > RESAMPLE_CACHE_ELEMENTS:
+                _COUNTS.popitem(last=False)
+        yield block
+
+
+#: Largest block of resample counts :func:`_count_blocks` builds at once when the whole matrix is not kept.
+COUNT_BLOCK_ELEMENTS = 4 * 1024 * 1024
+_COUNTS: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+
+
+def bootstrap_cis(
+    vectors: list[np.ndarray], *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
+) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of each of ``vectors`` (1-D, NaNs dropped), computed together.
+
+    The resampled means of every vector of one length come from one matrix product: the counts of
+    how often each instance is drawn in each resample (the same draws as :func:`resample_indices`,
+    so the same resamples as one gather per vector) times the vectors stacked as columns, divided
+    by n. A mean of 0/1 values equals the gathered one exactly; others differ from it by float
+    rounding only (the terms are summed in another order, about 1e-16). Memory per length: the
+    counts (``n_resamples x n`` floats, in blocks of at most :data:`COUNT_BLOCK_ELEMENTS`) and the
+    ``n_resamples x k`` means of its ``k`` vectors.
+
+    Returns:
+        ``(low, high)`` per vector, in order: (nan, nan) for one without a value, (x, x) for one
+        with a single value.
+    """
+    out: list[tuple[float, float]] = [(np.nan, np.nan)] * len(vectors)
+    alpha = (1.0 - confidence) / 2.0
+    by_size: dict[int, list[tuple[int, np.ndarray]]] = {}
+    for j, values in enumerate(vectors):
+        v = np.asarray(values, dtype=float)
+        v = v[~np.isnan(v)]
+        if v.size == 1:
+            out[j] = (float(v[0]), float(v[0]))
+        elif v.size > 1:
+            by_size.setdefault(int(v.size), []).append((j, v))
+    for n, items in by_size.items():
+        stacked = np.column_stack([v for _, v in items])
+        means = np.vstack([block @ stacked for block in _count_blocks(n, n_resamples, seed)]) / n
+        lo, hi = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+        for col, (j, _) in enumerate(items):
+            out[j] = (float(lo[col]), float(hi[col]))
+    return out
+
+
 def bootstrap_ci(
     values: np.ndarray, *, n_resamples: int = 2000, confidence: float = 0.95, seed: int = 0
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean of ``values`` (1-D, NaNs dropped): instances resampled
     with replacement ``n_resamples`` times (:func:`resample_indices`), the ``(1 - confidence)/2``
     and ``(1 + confidence)/2`` quantiles of the resampled means (docs/metrics.md#aggregates).
+    Many vectors at once: :func:`bootstrap_cis` (one matrix product per length).
 
     Returns (nan, nan) for an empty input and (x, x) for a single value.
     """
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if v.size == 0:
-        return (np.nan, np.nan)
-    if v.size == 1:
-        return (float(v[0]), float(v[0]))
-    means = v[resample_indices(v.size, n_resamples, seed)].mean(axis=1)
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    return (float(lo), float(hi))
+    return bootstrap_cis([values], n_resamples=n_resamples, confidence=confidence, seed=seed)[0]
+
+
+def fill_cis(rows: list[dict], vectors: list[np.ndarray | None], **boot: object) -> list[dict]:
+    """Set ``ci_low`` / ``ci_high`` of each metric row from :func:`bootstrap_cis` of its vector (rows
+    whose vector is None keep theirs); ``rows`` and ``vectors`` align. Returns ``rows``."""
+    todo = [(r, v) for r, v in zip(rows, vectors) if v is not None]
+    for r, (lo, hi) in zip((r for r, _ in todo), bootstrap_cis([v for _, v in todo], **boot)):
+        r["ci_low"], r["ci_high"] = lo, hi
+    return rows
 
 
 #: Shares of a run's evidence claims, pooled over its instances: metric -> the instance_scores count.
 CLAIM_RATES = {"undated_rate": "n_undated", "ambiguous_rate": "n_ambiguous", "declared_only_rate": "n_declared_only"}
 
 
-def _claim_rate(g: pd.DataFrame, count: str, **boot: object) -> tuple[float, float, float, int]:
-    """(value, ci_low, ci_high, n) of the pooled share ``sum(count) / sum(n_claims)`` of the
-    instances ``g``; the interval is the bootstrap of the per-instance shares over instances with
+def _claim_rate(g: pd.DataFrame, count: str) -> tuple[float, np.ndarray, int]:
+    """(value, per-instance shares, n) of the pooled share ``sum(count) / sum(n_claims)`` of the
+    instances ``g``; its interval is the bootstrap of the per-instance shares over instances with
     claims; ``n`` the number of claims."""
     n_claims = int(g["n_claims"].sum())
     ratio = g[count].sum() / n_claims if n_claims else np.nan
     with_claims = g[g["n_claims"] > 0]
-    lo, hi = bootstrap_ci((with_claims[count] / with_claims["n_claims"]).to_numpy(dtype=float), **boot)
-    return float(ratio), lo, hi, n_claims
+    return float(ratio), (with_claims[count] / with_claims["n_claims"]).to_numpy(dtype=float), n_claims
 
 
 def aggregate(
@@ -171,7 +240,8 @@ def aggregate(
     the run's evidence claims with its CI over instances (see :func:`_claim_rate`).
     """
     boot = dict(n_resamples=n_resamples, confidence=confidence, seed=seed)
-    out = []
+    out: list[dict] = []
+    vectors: list[np.ndarray] = []
     keys = ["task", "method", "model", "split"]
     for key, g in scores.groupby(keys, sort=True):
         base = dict(zip(keys, key))
@@ -184,12 +254,13 @@ def aggregate(
         }
         for metric, values in series.items():
             valid = values[~np.isnan(values)]
-            lo, hi = bootstrap_ci(valid, **boot)
             out.append(
                 {**base, "metric": metric, "value": float(valid.mean()) if valid.size else np.nan,
-                 "ci_low": lo, "ci_high": hi, "n": int(valid.size)}
+                 "ci_low": np.nan, "ci_high": np.nan, "n": int(valid.size)}
             )
+            vectors.append(valid)
         for metric, count in CLAIM_RATES.items():
-            value, lo, hi, n = _claim_rate(g, count, **boot)
-            out.append({**base, "metric": metric, "value": value, "ci_low": lo, "ci_high": hi, "n": n})
-    return pd.DataFrame(out, columns=METRIC_COLUMNS)
+            value, shares, n = _claim_rate(g, count)
+            out.append({**base, "metric": metric, "value": value, "ci_low": np.nan, "ci_high": np.nan, "n": n})
+            vectors.append(shares)
+    return pd.DataFrame(fill_cis(out, vectors, **boot), columns=METRIC_COLUMNS)

@@ -38,7 +38,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 import pandas as pd
 
-from anachron.metrics.core import bootstrap_ci
+from anachron.metrics.core import fill_cis
 from anachron.tables import METRIC_COLUMNS
 
 #: A value function: boolean masks of shape ``(m, n)`` (row ``r`` = one coalition; column
@@ -466,15 +466,15 @@ def aggregate_shapley(per_instance: pd.DataFrame, **bootstrap: Any) -> pd.DataFr
 
     Args:
         per_instance: rows of the ``shapley`` table (:data:`~anachron.tables.SHAPLEY_COLUMNS`).
-        bootstrap: keyword arguments of :func:`~anachron.metrics.core.bootstrap_ci`.
+        bootstrap: keyword arguments of :func:`~anachron.metrics.core.bootstrap_cis`.
     """
-    out = []
+    out, vectors = [], []
     keys = ["task", "method", "model", "split"]
     for key, g in per_instance.groupby(keys, sort=True):
         for metric in ("dclr", "top1", "top3", "top5"):
             v = g[metric].to_numpy(dtype=float)
             v = v[~np.isnan(v)]
-            lo, hi = bootstrap_ci(v, **bootstrap)
             out.append({**dict(zip(keys, key)), "metric": metric, "value": float(v.mean()) if v.size else np.nan,
-                        "ci_low": lo, "ci_high": hi, "n": int(v.size)})
-    return pd.DataFrame(out, columns=METRIC_COLUMNS)
+                        "ci_low": np.nan, "ci_high": np.nan, "n": int(v.size)})
+            vectors.append(v)
+    return pd.DataFrame(fill_cis(out, vectors, **bootstrap), columns=METRIC_COLUMNS)

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anachron.frames import is_null, json_list_nonempty as _nonempty
-from anachron.metrics.core import bootstrap_ci
+from anachron.frames import json_lists_nonempty
+from anachron.metrics.core import fill_cis
 from anachron.tables import METRIC_COLUMNS, TRACE_SCORE_COLUMNS
 
 #: Per-instance trace metrics (columns of ``trace_scores``), in report order.
@@ -55,25 +55,30 @@ def call_flags(tool_calls: pd.DataFrame) -> pd.DataFrame:
         ``survivorship`` (float: 1.0 / 0.0, NaN for a call without an entity-bearing
         document), ``entity_call`` (bool) and ``failed`` (``error`` is set).
     """
-    after = tool_calls["after_cutoff"].map(_nonempty)
-    restated = tool_calls["restatements"].map(_nonempty)
-    invalid = tool_calls["invalid_entities"].map(_nonempty)
-    none = pd.Series(None, index=tool_calls.index, dtype=object)
-    known = tool_calls["entity_docs"] if "entity_docs" in tool_calls else none
-    returned = tool_calls["returned"] if "returned" in tool_calls else none
+    def nonempty(column: str, where: np.ndarray | None = None) -> np.ndarray:
+        """Non-empty lists of ``column`` (only the rows ``where``; False elsewhere)."""
+        out = np.zeros(len(tool_calls), dtype=bool)
+        if column in tool_calls:
+            cells = tool_calls[column].to_numpy(dtype=object)
+            if where is None:
+                out[:] = json_lists_nonempty(cells)
+            elif where.any():
+                out[where] = json_lists_nonempty(cells[where])
+        return out
+
+    after, restated, invalid = (pd.Series(nonempty(c), index=tool_calls.index)
+                                for c in ("after_cutoff", "restatements", "invalid_entities"))
     # NULL entity_docs: a log written before the column existed -> any returned document counts.
-    bearing = pd.Series(
-        [_nonempty(r if is_null(k) else k) for k, r in zip(known, returned)],
-        index=tool_calls.index,
-    ) | invalid
+    unknown = tool_calls["entity_docs"].isna().to_numpy() if "entity_docs" in tool_calls else np.ones(len(tool_calls), bool)
+    bearing = pd.Series(nonempty("returned", unknown) | nonempty("entity_docs", ~unknown), index=tool_calls.index) | invalid
     out = pd.DataFrame(index=tool_calls.index)
     out["tclr"] = after | restated
     out["survivorship"] = invalid.astype(float).where(bearing, np.nan)
     out["entity_call"] = bearing.astype(bool)
     out["restatement"] = restated
     out["query_intent"] = tool_calls["query_intent_after_cutoff"].fillna(False).astype(bool)
-    err = tool_calls["error"] if "error" in tool_calls else pd.Series(None, index=tool_calls.index)
-    out["failed"] = err.map(lambda e: not is_null(e) and str(e) != "")
+    err = tool_calls["error"] if "error" in tool_calls else pd.Series(None, index=tool_calls.index, dtype=object)
+    out["failed"] = err.notna() & (err.astype(str) != "")
     return out
 
 
@@ -159,12 +164,13 @@ def aggregate_traces(
     if "n_calls" not in scores:
         scores = scores.assign(n_calls=scores["tclr"].notna().astype(int))
     keys = ["task", "method", "model", "split"]
-    out = []
+    out, vectors = [], []
     for key, g in scores.groupby(keys, sort=True):
         base = dict(zip(keys, key))
         for metric in TRACE_METRICS:
             v = _metric_values(g, metric)
-            lo, hi = bootstrap_ci(v, n_resamples=n_resamples, confidence=confidence, seed=seed)
             out.append({**base, "metric": metric, "value": float(v.mean()) if v.size else np.nan,
-                        "ci_low": lo, "ci_high": hi, "n": int(v.size)})
+                        "ci_low": np.nan, "ci_high": np.nan, "n": int(v.size)})
+            vectors.append(v)
+    fill_cis(out, vectors, n_resamples=n_resamples, confidence=confidence, seed=seed)
     return pd.DataFrame(out, columns=METRIC_COLUMNS)

@@ -31,13 +31,14 @@ claim with no usable date at all is ``undated``: kept, counted apart, not leaked
 from __future__ import annotations
 
 import datetime as dt
-import re
 import json
+import multiprocessing
+import re
 from typing import Any, Mapping
 
 import pandas as pd
 
-from anachron.progress import track
+from anachron.progress import Progress, track
 from anachron.tables import CLAIM_COLUMNS, EVIDENCE_USABLE
 from anachron.verify.citations import cited_ids
 from anachron.verify.dates import DeclaredDate, normalize_declared
@@ -329,6 +330,7 @@ def verify_run(
     llm: dict[str, Any] | None = None,
     corpus: CorpusLayer | None = None,
     progress: bool = False,
+    workers: int = 1,
 ) -> pd.DataFrame:
     """One row per claim of every usable completion in ``run``.
 
@@ -345,27 +347,61 @@ def verify_run(
             has ``llm``.
         corpus: the corpus layer; required when ``layers`` has ``corpus``.
         progress: show the instances done (:func:`anachron.progress.track`; rule verify_claims).
+        workers: processes that verify the completions (rule verify_claims: its ``threads``). With
+            more than one, the completions are cut into consecutive chunks that forked processes
+            verify (they inherit the grounding and the corpus index, nothing is pickled but the
+            rows), and the rows are put back in run order: the same table as one process gives. The
+            ``llm`` layer runs afterwards in this process. Where processes cannot be forked
+            (platforms without ``fork``), one process verifies all.
 
     Returns:
         DataFrame with :data:`CLAIM_COLUMNS` (empty, with those columns, if no claims).
 
     Raises:
-        ValueError: ``llm`` in ``layers`` without an ``llm`` client, ``corpus`` without ``corpus``.
+        ValueError: ``llm`` in ``layers`` without an ``llm`` client, ``corpus`` without ``corpus``;
+            ``workers`` below 1.
     """
     _needs(layers, llm, corpus)
-    base_layers = tuple(x for x in layers if x != "llm")
-    rows: list[dict[str, Any]] = []
-    for r in track(run.itertuples(index=False), "claims", total=len(run), calls=False, enabled=progress):
+    if int(workers) < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    job = _RunJob(contexts, grounding, tuple(x for x in layers if x != "llm"), leak_on_same_day, task,
+                  claims_by_instance, corpus)
+    records = list(run.itertuples(index=False))
+    workers = min(int(workers), max(1, len(records)))
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        rows = _verify_forked(job, records, workers, progress)
+    else:
+        rows = []
+        for r in track(records, "claims", total=len(records), calls=False, enabled=progress):
+            rows.extend(job.rows(r))
+    if "llm" in layers and rows:
+        _apply_llm_layer(rows, llm or {}, leak_on_same_day)
+    out = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+    out["evidence_id"] = out["evidence_id"].astype("Int64")
+    return out
+
+
+class _RunJob:
+    """What verifying one completion of a run needs (the arguments of :func:`verify_run`)."""
+
+    def __init__(self, contexts, grounding, layers, leak_on_same_day, task, claims_by_instance, corpus):
+        self.contexts, self.grounding, self.layers = contexts, grounding, layers
+        self.leak_on_same_day, self.task = leak_on_same_day, task
+        self.claims_by_instance, self.corpus = claims_by_instance, corpus
+
+    def rows(self, r: Any) -> list[dict[str, Any]]:
+        """The claim rows of completion ``r`` (a run row); none when its evidence is not usable."""
         if getattr(r, "parse_status", "ok") not in EVIDENCE_USABLE:
-            continue
+            return []
         evidence = json.loads(r.evidence or "[]")
-        ctx = contexts[r.instance_id]
+        ctx = self.contexts[r.instance_id]
         cutoff = dt.date.fromisoformat(r.cutoff_date)
         cited = cited_ids(r.reasoning)
-        if claims_by_instance is not None and r.instance_id in claims_by_instance:
-            claims = claims_by_instance[r.instance_id]
+        if self.claims_by_instance is not None and r.instance_id in self.claims_by_instance:
+            claims = self.claims_by_instance[r.instance_id]
         else:
-            claims = extract_claims(evidence, r.reasoning or "", {"task": task, **ctx})
+            claims = extract_claims(evidence, r.reasoning or "", {"task": self.task, **ctx})
+        out = []
         n_reasoning = 0
         for k, c in enumerate(claims, start=1):
             verdict = verify_claim(
@@ -373,17 +409,17 @@ def verify_run(
                 c.declared_date_raw,
                 cutoff,
                 instance=ctx,
-                grounding=grounding,
-                layers=base_layers,
-                leak_on_same_day=leak_on_same_day,
-                corpus=corpus,
+                grounding=self.grounding,
+                layers=self.layers,
+                leak_on_same_day=self.leak_on_same_day,
+                corpus=self.corpus,
             )
             if c.source == "evidence":
                 cid = f"{r.instance_id}:{k}"
             else:
                 n_reasoning += 1
                 cid = f"{r.instance_id}:r{n_reasoning}"
-            rows.append(
+            out.append(
                 {
                     "task": r.task,
                     "method": r.method,
@@ -401,11 +437,48 @@ def verify_run(
                     "extractor": c.extractor,
                 }
             )
-    if "llm" in layers and rows:
-        _apply_llm_layer(rows, llm or {}, leak_on_same_day)
-    out = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
-    out["evidence_id"] = out["evidence_id"].astype("Int64")
-    return out
+        return out
+
+
+#: The job and completions a forked worker of :func:`_verify_forked` reads (set before the fork).
+_FORKED: tuple[_RunJob, list[Any]] | None = None
+
+
+def _forked_chunk(bounds: tuple[int, int]) -> tuple[list[dict[str, Any]], int, tuple[int, int, str]]:
+    """Rows of the completions ``bounds`` (a half-open range), their number, and the corpus layer's
+    counters of this chunk (searches, errors, last error)."""
+    job, records = _FORKED  # type: ignore[misc]
+    corpus = job.corpus
+    before = (corpus.n_searches, corpus.n_errors) if corpus is not None else (0, 0)
+    rows = [row for r in records[bounds[0]:bounds[1]] for row in job.rows(r)]
+    counts = (corpus.n_searches - before[0], corpus.n_errors - before[1], corpus.last_error) if corpus is not None else (0, 0, "")
+    return rows, bounds[1] - bounds[0], counts
+
+
+def _verify_forked(job: _RunJob, records: list[Any], workers: int, progress: bool) -> list[dict[str, Any]]:
+    """:meth:`_RunJob.rows` of every completion by ``workers`` forked processes, in run order.
+
+    Chunks of consecutive completions (about eight per worker, so a slow chunk does not hold the
+    others back) go to the pool in order and come back in order (``imap``); the corpus layer's
+    counters of the workers are added to the parent's."""
+    global _FORKED
+    size = max(1, -(-len(records) // (workers * 8)))
+    chunks = [(i, min(i + size, len(records))) for i in range(0, len(records), size)]
+    rows: list[dict[str, Any]] = []
+    _FORKED = (job, records)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool, \
+                Progress(len(records), "claims", calls=False, enabled=progress) as bar:
+            for part, n, (searches, errors, last) in pool.imap(_forked_chunk, chunks):
+                rows.extend(part)
+                bar.update(n)
+                if job.corpus is not None:
+                    job.corpus.n_searches += searches
+                    job.corpus.n_errors += errors
+                    job.corpus.last_error = last or job.corpus.last_error
+    finally:
+        _FORKED = None
+    return rows
 
 
 def _apply_llm_layer(rows: list[dict[str, Any]], llm: dict[str, Any], leak_on_same_day: bool) -> None:

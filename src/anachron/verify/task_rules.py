@@ -45,6 +45,13 @@ class TaskRules(Protocol):
     def planter(self, *args: Any, **kwargs: Any) -> Planter | None: ...
 
 
+#: The members of :class:`TaskRules`.
+_HOOKS = ("name", "outcome_nouns", "describe", "outcome_rule", "is_consequence", "grounding_context",
+          "make_grounding", "planter")
+#: Classes whose every instance is a task: the class itself has every hook (:func:`context_task`).
+_TASK_CLASSES: set[type] = set()
+
+
 def context_task(context: Mapping[str, Any] | None) -> TaskRules | None:
     """The task of a categorisation context (``context["task"]``), or None when it has none.
 
@@ -55,8 +62,13 @@ def context_task(context: Mapping[str, Any] | None) -> TaskRules | None:
     task = (context or {}).get("task")
     if task is None:
         return None
+    kind = type(task)
+    if kind in _TASK_CLASSES:  # a Protocol check reads every hook: once per class, not per claim
+        return task
     if isinstance(task, str) or not isinstance(task, TaskRules):
         raise TypeError(
             f"context['task'] must be a task object (anachron.tasks.get_task({task!r})), got {type(task).__name__}"
         )
+    if all(hasattr(kind, a) for a in _HOOKS):
+        _TASK_CLASSES.add(kind)
     return task
