@@ -262,7 +262,8 @@ def measure(argv: list[str], layers: str, workers: int = 1) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--claims", type=int, default=20000)
+    ap.add_argument("--claims", type=int, nargs="+", default=[20000],
+                    help="claims to verify; several sizes are each measured, with the rate's ratio to the first size's")
     ap.add_argument("--run-size", type=int, default=25000, help="claims per verify_run call (one job's run)")
     ap.add_argument("--layer-sets", nargs="+", default=["rules", "grounded,rules"])
     ap.add_argument("--tickers", type=int, default=500, help="synthetic price table size")
@@ -280,24 +281,27 @@ def main() -> None:
     ap.add_argument("--child-workers", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
+        args.claims = args.claims[0]
         print(json.dumps(child(args, tuple(args.child.split(",")))))
         return
     argv = [a for a in sys.argv[1:]]
-    if "--workers" in argv:  # the child gets one count (--child-workers)
-        i = argv.index("--workers")
-        j = i + 1
-        while j < len(argv) and not argv[j].startswith("--"):
-            j += 1
-        argv = argv[:i] + argv[j:]
+    for flag in ("--workers", "--claims"):  # the child gets one of each
+        if flag in argv:
+            i = argv.index(flag)
+            j = i + 1
+            while j < len(argv) and not argv[j].startswith("--"):
+                j += 1
+            argv = argv[:i] + argv[j:]
     reports = []
     for layers in args.layer_sets:
         first = None
-        for workers in args.workers:
-            r = measure(argv, layers, workers)
+        for size, workers in ((c, w) for c in args.claims for w in args.workers):
+            r = measure([*argv, "--claims", str(size)], layers, workers)
             reports.append(r)
             first = first or r
             per_completion = 10 / r["claims_per_s"]
-            speedup = f", {r['claims_per_s'] / first['claims_per_s']:.2f}x the {first['workers']}-worker rate" if r is not first else ""
+            speedup = (f", {r['claims_per_s'] / first['claims_per_s']:.2f}x the rate of {first['workers']} worker(s) on "
+                       f"{first['claims']:,} claims" if r is not first else "")
             print(f"layers {r['layers']:<15} workers {workers}: {r['claims']:>10,} claims in {r['verify_s']:7.1f} s: "
                   f"{r['claims_per_s']:8,.0f} claims/s{speedup}, "
                   f"peak RSS {r['peak_rss_mib']:,.0f} MiB (grounding built in {r['grounding_build_s']:.1f} s; "

@@ -103,6 +103,20 @@ def test_document_frequency_and_source_coverage(bm25):
     assert bm25.source_first_days(0.5)["reuters"] == "2021-05-01"
 
 
+def test_docs_between_counts_each_source_sets_documents_in_a_day_range(bm25, corpus):
+    def brute(sources, start, end):
+        c = corpus[corpus["source"].isin(sources)]
+        return int(((c["published_at"] >= start) & (c["published_at"] <= end)).sum())
+
+    ranges = [("2018-01-01", "2018-12-31"), ("2020-03-31", "2020-03-31"), ("2020-04-01", "9999-12-31"),
+              ("2019-01-11", "2020-03-30"), ("2021-05-02", "2030-01-01"), ("2020-01-01", "2019-01-01")]
+    for sources in (["reuters"], ["edgar"], ["reuters", "edgar"], ["nosuch"]):
+        for start, end in ranges:
+            assert bm25.docs_between(sources, start, end) == brute(sources, start, end), (sources, start, end)
+    assert bm25.docs_between(["reuters"], "2020-03-31", "2020-04-01") == 2  # both ends inclusive
+    assert bm25.docs_between(("edgar", "reuters"), "0000-01-01", "9999-12-31") == len(corpus)  # same set, any order
+
+
 def test_hit_fields(bm25):
     (hit,) = bm25.search("revised", k=1)
     assert isinstance(hit, SearchHit)

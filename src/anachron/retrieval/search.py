@@ -189,6 +189,7 @@ class BM25Search:
                 return docs[name].astype(object).where(docs[name].notna(), default)
             return pd.Series([default] * n, dtype=object)
 
+        self.__dict__.pop("_days_of_sources", None)  # docs_between's days of the documents replaced here
         self._doc_ids = col("doc_id", "").astype(str).to_numpy(dtype=object)
         self._published = np.asarray(docs["published_at"].astype(str).to_numpy(), dtype="U10")
         self._titles = col("title", "").astype(str).to_numpy(dtype=object)
@@ -305,12 +306,19 @@ class BM25Search:
         return out
 
     def docs_between(self, sources: Iterable[str], start: str, end: str) -> int:
-        """How many documents of ``sources`` were published from ``start`` to ``end`` (ISO days, inclusive)."""
+        """How many documents of ``sources`` were published from ``start`` to ``end`` (ISO days, inclusive).
+
+        Two binary searches in the sorted publication days of ``sources`` (kept per set of
+        sources), not a scan of the corpus per call.
+        """
         if not self.n_docs:
             return 0
-        wanted = np.isin(self._sources, list(set(sources)))
-        days = self._published
-        return int((wanted & (days >= start) & (days <= end)).sum())
+        key = frozenset(sources)
+        cache = self.__dict__.setdefault("_days_of_sources", {})
+        days = cache.get(key)
+        if days is None:
+            days = cache[key] = np.sort(self._published[np.isin(self._sources, list(key))])
+        return max(0, int(np.searchsorted(days, end, side="right") - np.searchsorted(days, start, side="left")))
 
     def source_first_days(self, quantile: float = 0.01) -> dict[str, str]:
         """Per source, the day by which ``quantile`` of its documents had been published (ISO day).
