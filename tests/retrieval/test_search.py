@@ -283,3 +283,39 @@ def test_unsorted_postings_are_sorted_before_prefix_filtering(corpus):
     idx = s.retriever.scores["indices"]
     assert all(np.all(np.diff(idx[a:b]) > 0) for a, b in zip(sc["indptr"][:-1], sc["indptr"][1:]))
     assert s.search("gizmo", k=3, as_of="2020-01-01") == expected
+
+
+def test_ranked_split_scores_the_later_side_only_when_asked(bm25, monkeypatch):
+    ranges = []
+    real = BM25Search._scores
+    monkeypatch.setattr(BM25Search, "_scores", lambda self, ids, lo, hi: ranges.append((lo, hi)) or real(self, ids, lo, hi))
+    before, later = bm25.ranked_split("gizmo", "2020-01-01", k=3)
+    assert len(ranges) == 1 and ranges[0][0] == 0  # the documents on or before the day only
+    cut = ranges[0][1]
+    assert (before, later()) == bm25.search_split("gizmo", "2020-01-01", k=3)
+    assert ranges[1] == (cut, bm25.n_docs)
+    assert bm25.ranked_split("the of", "2020-01-01")[1]() == []
+
+
+def test_scores_of_a_range_are_the_whole_index_scores_of_its_documents(bm25):
+    import numpy as np
+
+    ids = bm25.query_token_ids("gizmo Widgetco revenue gizmo")
+    whole = bm25._scores(ids, 0, bm25.n_docs)
+    for lo, hi in [(0, 1), (1, bm25.n_docs - 1), (2, 2), (bm25.n_docs - 1, bm25.n_docs)]:
+        assert np.array_equal(bm25._scores(ids, lo, hi), whole[lo:hi])
+
+
+def test_equal_scores_at_the_kth_place_go_to_the_earlier_document():
+    import numpy as np
+
+    from anachron.retrieval.search import _select
+
+    docs = np.array([3, 5, 8, 9, 12])
+    scores = np.array([1.0, 2.0, 1.0, 0.0, 1.0], dtype=np.float32)
+    assert _select(docs, scores, 2) == [(5, 2.0), (3, 1.0)]
+    assert _select(docs, scores, 3) == [(5, 2.0), (3, 1.0), (8, 1.0)]
+    assert _select(docs, scores, 9) == [(5, 2.0), (3, 1.0), (8, 1.0), (12, 1.0)]  # zero scores never
+    docs = np.arange(40)
+    scores = np.ones(40, dtype=np.float32)
+    assert [d for d, _ in _select(docs, scores, 5)] == [0, 1, 2, 3, 4]

@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Protocol, runtime_checkable
 from urllib.parse import urlparse
 
 import numpy as np
@@ -190,6 +190,7 @@ class BM25Search:
             return pd.Series([default] * n, dtype=object)
 
         self.__dict__.pop("_days_of_sources", None)  # docs_between's days of the documents replaced here
+        self.__dict__.pop("_entity_tuples", None)
         self._doc_ids = col("doc_id", "").astype(str).to_numpy(dtype=object)
         self._published = np.asarray(docs["published_at"].astype(str).to_numpy(), dtype="U10")
         self._titles = col("title", "").astype(str).to_numpy(dtype=object)
@@ -214,9 +215,17 @@ class BM25Search:
             published_at=str(self._published[i]),
             score=float(score),
             source=str(self._sources[i]),
-            entities=_entities_tuple(self._entities[i]),
+            entities=self._entity_tuple(i),
             restates=None if is_null(r) else str(r),
         )
+
+    def _entity_tuple(self, i: int) -> tuple[str, ...]:
+        """Document ``i``'s entity keys (parsed once per document)."""
+        cache = self.__dict__.setdefault("_entity_tuples", {})
+        got = cache.get(i)
+        if got is None:
+            got = cache[i] = _entities_tuple(self._entities[i])
+        return got
 
     def query_token_ids(self, query: str) -> list[int]:
         """Vocabulary ids of the query's tokens (stopwords and unknown words dropped)."""
@@ -242,34 +251,42 @@ class BM25Search:
         ids = self.query_token_ids(query)
         if not ids:
             return []
-        return self._top(self._scores(ids, cut), 0, cut, k)
+        return self._hits(_Ranking(self, ids).top(0, cut, k))
 
     def search_split(self, query: str, day: Any, *, k: int = 5) -> tuple[list[SearchHit], list[SearchHit]]:
         """The ``k`` best documents published on or before ``day`` and the ``k`` best published after it.
 
-        One scoring pass over the whole index (the same scores as :meth:`search`); each list is
-        best first, ties by earlier document, and holds only documents sharing a token with the
-        query. Raises ``ValueError`` for ``k < 1`` or a ``day`` that is not a date.
+        Each side is scored over its own documents (the same scores as :meth:`search`); each list
+        is best first, ties by the earlier document (at the k-th place too), and holds only
+        documents sharing a token with the query. Raises ``ValueError`` for ``k < 1`` or a ``day``
+        that is not a date.
         """
         if int(k) < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         cut = int(np.searchsorted(self._published, as_iso_day(day), side="right"))
         if not isinstance(query, str) or not query.strip() or self.retriever is None:
             return [], []
-        ids = self.query_token_ids(query)
-        if not ids:
-            return [], []
-        scores = self._scores(ids, self.n_docs)
-        return self._top(scores, 0, cut, k), self._top(scores, cut, self.n_docs, k)
+        before, after = self.ranked_split(query, day, k=k)
+        return before, after()
 
-    def _top(self, scores: np.ndarray, lo: int, hi: int, k: int) -> list[SearchHit]:
-        """Hits for the ``k`` best positive scores among documents ``[lo, hi)``, best first."""
-        positive = lo + np.flatnonzero(scores[lo:hi] > 0)
-        if positive.size > k:
-            part = np.argpartition(-scores[positive], k - 1)[:k]
-            positive = positive[part]
-        order = np.lexsort((positive, -scores[positive]))
-        return [self._hit(int(i), scores[i]) for i in positive[order]]
+    def ranked_split(self, query: str, day: Any, *, k: int = 5) -> tuple[list[SearchHit], Callable[[], list[SearchHit]]]:
+        """:meth:`search_split` with the later hits computed only when asked for: the ``k`` best
+        documents published on or before ``day``, and a function returning the ``k`` best published
+        after it (the same lists as :meth:`search_split`; the query is scored once for both).
+
+        Raises ``ValueError`` for ``k < 1`` or a ``day`` that is not a date.
+        """
+        if int(k) < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        cut = int(np.searchsorted(self._published, as_iso_day(day), side="right"))
+        ids = self.query_token_ids(query) if isinstance(query, str) and query.strip() and self.retriever is not None else []
+        if not ids:
+            return [], list
+        ranking = _Ranking(self, ids)
+        return self._hits(ranking.top(0, cut, k)), lambda: self._hits(ranking.top(cut, self.n_docs, k))
+
+    def _hits(self, ranked: list[tuple[int, float]]) -> list[SearchHit]:
+        return [self._hit(i, sc) for i, sc in ranked]
 
     def doc_freq(self, words: Iterable[str]) -> list[int]:
         """How many documents contain each of ``words`` (lower-cased index tokens; 0 when unknown)."""
@@ -334,19 +351,21 @@ class BM25Search:
             out[str(src)] = str(days[min(len(days) - 1, int(quantile * len(days)))])
         return out
 
-    def _scores(self, token_ids: list[int], cut: int) -> np.ndarray:
-        """BM25 scores of documents ``[0, cut)`` (bm25s's precomputed per-token weights, summed)."""
+    def _scores(self, token_ids: list[int], start: int, end: int) -> np.ndarray:
+        """BM25 scores of documents ``[start, end)`` (bm25s's precomputed per-token weights, summed
+        in the query's token order; element ``i`` is document ``start + i``)."""
         s = self.retriever.scores
         data, indices, indptr = s["data"], s["indices"], s["indptr"]
-        out = np.zeros(cut, dtype=np.float32)
+        out = np.zeros(max(0, end - start), dtype=np.float32)
+        whole = start <= 0 and end >= self.n_docs
         for t in token_ids:
             lo, hi = int(indptr[t]), int(indptr[t + 1])
             idx = indices[lo:hi]
             w = data[lo:hi]
-            if cut < self.n_docs:
-                # Postings are sorted by document, i.e. by date: keep the prefix before the cut.
-                m = int(np.searchsorted(idx, cut, side="left"))
-                idx, w = idx[:m], w[:m]
+            if not whole:
+                # Postings are sorted by document, i.e. by date: keep the part inside the range.
+                a, b = np.searchsorted(idx, (start, end), side="left")
+                idx, w = idx[a:b] - start if start else idx[a:b], w[a:b]
             out[idx] += w  # one posting per (token, document): no repeated indices
         return out
 
@@ -431,6 +450,39 @@ class BM25Search:
         if len(self._doc_ids) != int(meta["n_docs"]):
             raise SearchError(f"BM25Search: {str(path)!r} holds {len(self._doc_ids)} documents, its metadata says {meta['n_docs']}; rebuild it.")
         return self
+
+
+def _select(idx: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """``(document, score)`` of the ``k`` best positive ``scores`` (documents ``idx``, ascending),
+    best first; equal scores: the earlier document first, also at the k-th place."""
+    keep = scores > 0
+    idx, scores = idx[keep], scores[keep]
+    if idx.size > k:
+        kth = np.partition(scores, idx.size - k)[idx.size - k]
+        above = scores > kth
+        tied = np.flatnonzero(scores == kth)[: k - int(above.sum())]
+        above[tied] = True
+        idx, scores = idx[above], scores[above]
+    order = np.lexsort((idx, -scores))
+    return [(int(idx[j]), float(scores[j])) for j in order]
+
+
+class _Ranking:
+    """The BM25 ranking of one query over a :class:`BM25Search` index, range by range: each range
+    of documents asked for is scored on its own (:meth:`BM25Search._scores` over the part of each
+    token's postings inside it), so a range never asked for costs nothing."""
+
+    def __init__(self, search: "BM25Search", token_ids: list[int]) -> None:
+        self._search, self._ids = search, token_ids
+
+    def top(self, lo: int, hi: int, k: int) -> list[tuple[int, float]]:
+        """``(document, score)`` of the ``k`` best documents with a positive score among ``[lo, hi)``,
+        best first, ties by the earlier document."""
+        if hi <= lo:
+            return []
+        scores = self._search._scores(self._ids, lo, hi)
+        positive = np.flatnonzero(scores > 0)
+        return _select(lo + positive, scores[positive], k)
 
 
 def _sort_postings(retriever: Any) -> None:

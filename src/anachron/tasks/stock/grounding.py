@@ -42,7 +42,7 @@ class WindowOutcomeGrounding:
         if w is None:
             return None
         spans = mentions(fact, w)
-        found = find_outcome(fact, instance, w, spans)
+        found = find_outcome(fact, instance, w)
         if found is not None:
             return GroundedVerdict(
                 w.last_day, f"states the window's outcome ({found.rule}): {found.reason}", outcome=True, category="A4"

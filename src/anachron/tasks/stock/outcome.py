@@ -223,6 +223,9 @@ class Window:
     names: tuple[str, ...]
     months: frozenset[int] | None
 
+    def __hash__(self) -> int:  # a value hash (``returns`` is a mapping): findings are cached by window
+        return hash((self.cutoff, self.first_day, self.last_day, tuple(sorted(self.returns.items())), self.tickers, self.names))
+
     def rank(self, ticker: str) -> int:
         """1-based place of ``ticker`` by window return, best first."""
         r = self.returns[ticker]
@@ -537,21 +540,27 @@ class OutcomeFinding:
     reason: str
 
 
-def find_outcome(
-    text: str, context: Mapping[str, Any], window: Window | None = None, spans: dict[str, list[int]] | None = None
-) -> OutcomeFinding | None:
+def find_outcome(text: str, context: Mapping[str, Any], window: Window | None = None) -> OutcomeFinding | None:
     """Whether ``text`` states the window's outcome (see the module docstring), or None.
+
+    The finding depends on the text and the window only, and is cached by both: the claim
+    categoriser and the stock grounding check ask about the same claim and window, and the
+    second question costs a look-up.
 
     Args:
         text: the claim.
         context: the stock grounding context (:meth:`~anachron.tasks.stock.task.StockTask.grounding_context`).
         window: its :func:`window_of`, when already known.
-        spans: the claim's :func:`mentions`, when already known.
     """
     w = window or window_of(context)
-    if w is None:
+    if w is None or not isinstance(text, str):
         return None
-    spans = mentions(text, w) if spans is None else spans
+    return _find_outcome(text, w)
+
+
+@functools.lru_cache(maxsize=8192)
+def _find_outcome(text: str, w: Window) -> OutcomeFinding | None:
+    spans = mentions(text, w)
     if not (spans or _WHOLE_GROUP.search(text)) or not _TRIGGER.search(text) or HEDGE_SPECULATIVE.search(text):
         return None
     found = assertions(text, w, spans)

@@ -55,7 +55,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from anachron.dates import to_date
 from anachron.verify.dates import find_periods
@@ -462,15 +462,22 @@ class CorpusLayer:
         found = [s for s in (self.support(terms, h) for h in hits) if s is not None and s.consistent]
         return sorted(found, key=lambda s: (s.day, s.doc_id))
 
-    def _split(self, fact: str, cutoff: dt.date) -> tuple[list[Any], list[Any]]:
-        """Hits on or before the cutoff and hits after it."""
-        split = getattr(self.search, "search_split", None)
+    def _split(self, fact: str, cutoff: dt.date) -> tuple[list[Any], Callable[[], list[Any]]]:
+        """Hits on or before the cutoff, and a function giving the hits after it (searched only
+        when called, where the backend allows: ``ranked_split``, else ``search_split``, else two
+        searches)."""
         self.n_searches += 1
+        ranked = getattr(self.search, "ranked_split", None)
+        if callable(ranked):
+            return ranked(fact, cutoff, k=self.k)
+        split = getattr(self.search, "search_split", None)
         if callable(split):
-            return split(fact, cutoff, k=self.k)
+            before, later = split(fact, cutoff, k=self.k)
+            return before, lambda: later
         before = self.search.search(fact, k=self.k, as_of=cutoff)
-        later = [h for h in self.search.search(fact, k=self.k, as_of=None) if (to_date(h.published_at) or cutoff) > cutoff]
-        return before, later
+        return before, lambda: [
+            h for h in self.search.search(fact, k=self.k, as_of=None) if (to_date(h.published_at) or cutoff) > cutoff
+        ]
 
     # -- verdict ---------------------------------------------------------------------------
     def check(self, fact: str, cutoff: dt.date) -> GroundedVerdict | None:
@@ -544,7 +551,12 @@ class CorpusLayer:
             )
         if terms.not_before is not None:
             return None
-        late = [s for s in (self.support(terms, h) for h in later) if s is not None and s.consistent]
+        try:
+            later_hits = later()
+        except Exception as exc:  # as above
+            self.n_errors, self.last_error = self.n_errors + 1, f"{type(exc).__name__}: {exc}"
+            return None
+        late = [s for s in (self.support(terms, h) for h in later_hits) if s is not None and s.consistent]
         late = sorted((s for s in late if self._covered(s.source, cutoff)), key=lambda s: (s.day, s.doc_id))
         if not late:
             return None
