@@ -86,10 +86,10 @@ def test_require_keys_is_the_same_check_for_a_json_object():
         require_keys({"a": 1}, ["a", "b"], "f.json", error=KeyError, hint="fix it")
 
 
-def test_json_list_nonempty_answers_as_json_list_does():
-    from anachron.frames import json_list, json_list_nonempty
+def test_json_lists_nonempty_answers_as_json_list_does():
+    from anachron.frames import json_list, json_lists_nonempty
 
-    for v in ("[]", "", "  ", None, float("nan"), "[ ]", '["d1"]', "[1, 2]", [], ["x"]):
-        assert json_list_nonempty(v) == (len(json_list(v)) > 0), v
+    cells = ["[]", "", "  ", None, float("nan"), "[ ]", '["d1"]', "[1, 2]", [], ["x"], ' ["a"] ']
+    assert json_lists_nonempty(cells) == [len(json_list(v)) > 0 for v in cells]
     with pytest.raises(ValueError):
-        json_list_nonempty("[not json")
+        json_lists_nonempty(["[]", "[not json"])

@@ -180,18 +180,6 @@ def claim_flag(claims: pd.DataFrame, column: str) -> pd.Series:
     return claims[column].astype("boolean").fillna(False).astype(bool)
 
 
-def json_list_nonempty(value: Any) -> bool:
-    """Whether a JSON-list cell (:func:`json_list`) holds an item; ``"[]"`` and blanks are answered
-    without parsing (most flag lists of a search log are empty).
-
-    Raises:
-        json.JSONDecodeError: a string that is not JSON.
-    """
-    if isinstance(value, str) and (value == "[]" or not value.strip()):
-        return False
-    return len(json_list(value)) > 0
-
-
 def json_lists_nonempty(values: Iterable[Any]) -> list[bool]:
     """Whether each cell of a column of JSON lists (:func:`json_list`) holds an item, in order, in one
     pass: missing cells (``pd.NA`` too), blanks and ``"[]"`` hold none; a string bracketed as a list
