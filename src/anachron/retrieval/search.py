@@ -251,7 +251,7 @@ class BM25Search:
         ids = self.query_token_ids(query)
         if not ids:
             return []
-        return self._hits(_Ranking(self, ids).top(0, cut, k))
+        return self._top(ids, 0, cut, k)
 
     def search_split(self, query: str, day: Any, *, k: int = 5) -> tuple[list[SearchHit], list[SearchHit]]:
         """The ``k`` best documents published on or before ``day`` and the ``k`` best published after it.
@@ -261,18 +261,13 @@ class BM25Search:
         documents sharing a token with the query. Raises ``ValueError`` for ``k < 1`` or a ``day``
         that is not a date.
         """
-        if int(k) < 1:
-            raise ValueError(f"k must be >= 1, got {k}")
-        cut = int(np.searchsorted(self._published, as_iso_day(day), side="right"))
-        if not isinstance(query, str) or not query.strip() or self.retriever is None:
-            return [], []
         before, after = self.ranked_split(query, day, k=k)
         return before, after()
 
     def ranked_split(self, query: str, day: Any, *, k: int = 5) -> tuple[list[SearchHit], Callable[[], list[SearchHit]]]:
         """:meth:`search_split` with the later hits computed only when asked for: the ``k`` best
         documents published on or before ``day``, and a function returning the ``k`` best published
-        after it (the same lists as :meth:`search_split`; the query is scored once for both).
+        after it (the same lists as :meth:`search_split`; each side is scored when asked for).
 
         Raises ``ValueError`` for ``k < 1`` or a ``day`` that is not a date.
         """
@@ -282,11 +277,16 @@ class BM25Search:
         ids = self.query_token_ids(query) if isinstance(query, str) and query.strip() and self.retriever is not None else []
         if not ids:
             return [], list
-        ranking = _Ranking(self, ids)
-        return self._hits(ranking.top(0, cut, k)), lambda: self._hits(ranking.top(cut, self.n_docs, k))
+        return self._top(ids, 0, cut, k), lambda: self._top(ids, cut, self.n_docs, k)
 
-    def _hits(self, ranked: list[tuple[int, float]]) -> list[SearchHit]:
-        return [self._hit(i, sc) for i, sc in ranked]
+    def _top(self, token_ids: list[int], lo: int, hi: int, k: int) -> list[SearchHit]:
+        """Hits of the ``k`` best documents with a positive score among ``[lo, hi)``, best first,
+        ties by the earlier document; only that range is scored (:meth:`_scores`)."""
+        if hi <= lo:
+            return []
+        scores = self._scores(token_ids, lo, hi)
+        positive = np.flatnonzero(scores > 0)
+        return [self._hit(i, sc) for i, sc in _select(lo + positive, scores[positive], k)]
 
     def doc_freq(self, words: Iterable[str]) -> list[int]:
         """How many documents contain each of ``words`` (lower-cased index tokens; 0 when unknown)."""
@@ -465,24 +465,6 @@ def _select(idx: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, floa
         idx, scores = idx[above], scores[above]
     order = np.lexsort((idx, -scores))
     return [(int(idx[j]), float(scores[j])) for j in order]
-
-
-class _Ranking:
-    """The BM25 ranking of one query over a :class:`BM25Search` index, range by range: each range
-    of documents asked for is scored on its own (:meth:`BM25Search._scores` over the part of each
-    token's postings inside it), so a range never asked for costs nothing."""
-
-    def __init__(self, search: "BM25Search", token_ids: list[int]) -> None:
-        self._search, self._ids = search, token_ids
-
-    def top(self, lo: int, hi: int, k: int) -> list[tuple[int, float]]:
-        """``(document, score)`` of the ``k`` best documents with a positive score among ``[lo, hi)``,
-        best first, ties by the earlier document."""
-        if hi <= lo:
-            return []
-        scores = self._search._scores(self._ids, lo, hi)
-        positive = np.flatnonzero(scores > 0)
-        return _select(lo + positive, scores[positive], k)
 
 
 def _sort_postings(retriever: Any) -> None:

@@ -41,13 +41,12 @@ class WindowOutcomeGrounding:
         w = window_of(instance)
         if w is None:
             return None
-        spans = mentions(fact, w)
         found = find_outcome(fact, instance, w)
         if found is not None:
             return GroundedVerdict(
                 w.last_day, f"states the window's outcome ({found.rule}): {found.reason}", outcome=True, category="A4"
             )
-        note = self._end_close(fact, w, spans)
+        note = self._end_close(fact, w, mentions(fact, w))
         if note is None:
             return None
         return GroundedVerdict(w.last_day, note, outcome=True, category="A4")
