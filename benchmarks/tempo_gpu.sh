@@ -13,6 +13,6 @@ VENV="${VENV:-.venv}"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet -e '.[train]'
 [ -n "${SNAPSHOT_DIR:-}" ] && export ANACHRON_SNAPSHOT_DIR="$(cd "$SNAPSHOT_DIR" && pwd)"
-"$VENV/bin/snakemake" --cores "$(nproc)" "results/datasets/$TASK.parquet" results/datasets/report.md \
+"$VENV/bin/snakemake" --cores "$(nproc)" "results/datasets/$TASK.parquet" results/datasets/report.md results/corpus/bm25 \
     --config "run={tasks: [$TASK], methods: [temporal_hint], models: [smollm2]}"
 "$VENV/bin/python" benchmarks/tempo_gpu.py --base-dir "$BASE_DIR" --task "$TASK" "$@"

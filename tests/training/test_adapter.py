@@ -434,3 +434,14 @@ def test_llama_cpp_with_the_adapter_matches_peft(tiny_model, tiny_lora, converte
         return result.text
 
     assert answer(str(lora)) != answer(None)
+
+
+def test_vocab_gguf_needs_a_model_directory_and_a_converter(tmp_path):
+    from anachron.training.export import vocab_gguf
+
+    with pytest.raises(ConfigError, match="config.json"):
+        vocab_gguf(tmp_path, tmp_path / "v.gguf", converter_dir=tmp_path)
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(ConfigError, match="convert_hf_to_gguf.py"):
+        vocab_gguf(tmp_path, tmp_path / "v.gguf", converter_dir=tmp_path)
+    assert not (tmp_path / "v.gguf").exists()

@@ -147,3 +147,48 @@ def test_cut_off_answer_with_complete_evidence_is_a_near_miss_and_rambling_is_no
     assert scores[1].n_recovered == 0 and not scores[1].near_miss  # cut off, nothing well-formed: degenerate
     assert not scores[2].near_miss  # complete items but not cut off: it stopped on its own, broken
     assert frame["n_recovered"].tolist() == [2, 0, 2]
+
+
+def test_a_dropped_date_a_blurred_date_or_a_leak_moved_into_the_reasoning_never_gains_reward(instances):
+    """With the verifier evaluation uses (the default verify.layers, the corpus layer over a small
+    hand-written corpus when it is one of them), a twin whose only change is a dropped date, a
+    blurred date or an evidence item moved into the reasoning earns at most what the original earns,
+    in one group with it and alone."""
+    from anachron.config import validate_config
+    from anachron.retrieval.corpus import CORPUS_COLUMNS
+    from anachron.retrieval.search import BM25Search
+    from anachron.verify.layers.corpus import CorpusLayer
+
+    layers = tuple(x for x in validate_config({})["verify"]["layers"] if x != "llm")
+
+    def doc(doc_id, day, title):
+        return {"doc_id": doc_id, "published_at": day, "title": title, "text": "", "source": "wire", "kind": "headline",
+                "entities": "[]", "valid_from": None, "valid_to": None, "restates": None}
+
+    docs = [doc(f"f{i}", f"2017-0{1 + i % 9}-1{i % 9}", f"Council weighs zoning change {i} for the riverfront") for i in range(20)]
+    docs += [doc("r1", "2019-06-10", "Supreme Court sides with Dana Hartwell against Quarry Mutual in flood insurance case")]
+    corpus = CorpusLayer(BM25Search(pd.DataFrame(docs, columns=CORPUS_COLUMNS))) if "corpus" in layers else None
+
+    leak = {"id": 2, "fact": "The Supreme Court ruled for Dana Hartwell on June 10, 2019.", "source_date": "2019-06-10"}
+    twins = {
+        "leaked": (completion([RULING, leak]), [
+            completion([RULING, {"id": 2, "fact": "The Supreme Court ruled for Dana Hartwell.", "source_date": None}]),
+            completion([RULING, {"id": 2, "fact": "The Supreme Court ruled for Dana Hartwell in mid-2019.", "source_date": "2019"}]),
+            completion([RULING], reasoning=REASONING + " " + leak["fact"]),
+        ]),
+        "clean": (completion([RULING, CERT]), [
+            completion([RULING, {"id": 2, "fact": "The Supreme Court granted certiorari.", "source_date": None}]),
+            completion([RULING, {"id": 2, "fact": "The Supreme Court granted certiorari in 2018.", "source_date": "2018"}]),
+            completion([RULING], reasoning=REASONING + " " + CERT["fact"]),
+        ]),
+    }
+    for name, (base, variants) in twins.items():
+        scores, _ = score_completions(TASK, instances, [A] * (1 + len(variants)), [base, *variants], layers=layers, corpus=corpus)
+        original, rest = scores[0], scores[1:]
+        assert original.valid and (original.leak_count > 0) == (name == "leaked")
+        alone = batch_rewards([original])[0][0]
+        for k, twin in enumerate(rest):
+            assert twin.valid, (name, k)
+            together, _ = batch_rewards([original, twin])
+            assert together[1] <= together[0] + 1e-12, (name, k, together)
+            assert batch_rewards([twin])[0][0] <= alone + 1e-12, (name, k)

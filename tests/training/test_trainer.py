@@ -150,10 +150,11 @@ def test_one_grpo_step_on_a_tiny_model_writes_adapters_and_log_rows(legal_train,
     from anachron.training.trainer import train_tempo
 
     inst = legal_train.set_index("instance_id", drop=False)
-    calls = []
+    calls, seen = [], []
 
     def score_fn(ids, texts, finish):
         calls.append(list(ids))
+        seen.extend(texts)
         return score_completions(LEGAL, inst, ids, texts, finish)
 
     settings = TrainSettings(steps=1, prompts_per_step=2, num_generations=2, max_completion_length=12,
@@ -168,6 +169,11 @@ def test_one_grpo_step_on_a_tiny_model_writes_adapters_and_log_rows(legal_train,
     # the step's 2 prompts x 2 completions went through the reward, grouped in 2 groups
     assert step1["n_groups"] == 2 and 0 <= step1["parse_fail_rate"] <= 1 and step1["val_n"] == 2
     assert any(len(c) == 4 and len(set(c)) == 2 for c in calls)
+    # rollouts and validation decoded under the output grammar: every text (whitespace aside) is the
+    # opening of an answer object, which a random model unconstrained does not write
+    opening = '{"evidence":[{"id":'
+    norm = ["".join(t.split()) for t in seen]
+    assert seen and all(len(n) >= 2 and (opening.startswith(n) or n.startswith(opening)) for n in norm), seen
     for d in ("adapter", "best", "final"):
         assert (tmp_path / "out" / d / "adapter_config.json").is_file()
     cfg = json.loads((tmp_path / "out" / "adapter" / "adapter_config.json").read_text())
@@ -216,3 +222,18 @@ def test_training_problems_are_reported_before_any_job(monkeypatch):
     with pytest.raises(ConfigError) as err:
         check_ready(cfg)
     assert "models.q.hf_path" in str(err.value) and "methods.tempo.served_names.q" in str(err.value)
+
+
+def test_workflow_settings_decode_as_evaluation_does():
+    from anachron.training.trainer import settings_for
+
+    block = validate_config({})["training"]
+    s = settings_for(block, {"params": {"repeat_penalty": 1.1}}, {"max_evidence": 6}, grammar_vocab="v.gguf")
+    assert s.grammar and s.repetition_penalty == 1.1 and s.repetition_last_n == 64
+    assert s.max_evidence == 6 and s.grammar_vocab == "v.gguf"
+    own = settings_for({**block, "repetition_penalty": 1.3, "grammar_vocab": "mine.gguf"}, {"params": {"repeat_penalty": 1.1}}, {})
+    assert own.repetition_penalty == 1.3 and own.grammar_vocab == "mine.gguf" and own.max_evidence == 10
+    off = settings_for({**block, "grammar": False}, {"params": {"repeat_penalty": 1.1}}, {})
+    assert not off.grammar and off.repetition_penalty == 1.0  # the loss could not apply it without the grammar trainer
+    with pytest.raises(ValueError, match="training.repetition_penalty needs training.grammar"):
+        TrainSettings(grammar=False, repetition_penalty=1.1)

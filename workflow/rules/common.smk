@@ -234,10 +234,14 @@ TRAINING_RUNS = sorted({(t, mo) for t, m, mo in RUNS if split_variant(m)[0] == "
 
 def training_inputs(wildcards):
     """Inputs of train_tempo besides the instances: the base weights of a local/ model (exported
-    from its GGUF; an openai/ model's models.<m>.hf_path is read in place) and the task's grounding data."""
-    inputs = dict(grounding_inputs(wildcards))
+    from its GGUF; an openai/ model's models.<m>.hf_path is read in place, with a vocabulary-only GGUF
+    for the rollouts' output grammar), the task's grounding data and the corpus index when the
+    reward's verifier layers (verify.layers but llm) have corpus."""
+    inputs = {**grounding_inputs(wildcards), **corpus_index_input([[x for x in config["verify"]["layers"] if x != "llm"]])}
     if config["models"][wildcards.model]["model"].startswith("local/") and not config["models"][wildcards.model].get("hf_path"):
         inputs["base"] = f"data/models/{wildcards.model}/base"
+    elif config["training"]["grammar"] and not config["training"].get("grammar_vocab"):
+        inputs["grammar_vocab"] = f"data/models/{wildcards.model}/vocab.gguf"
     return inputs
 
 

@@ -30,6 +30,22 @@ rule fetch_lora_converter:
         "../scripts/fetch_lora_converter.py"
 
 
+rule grammar_vocab:
+    # a vocabulary-only GGUF of an hf_path model, for the output grammar of its rollouts (docs/methods.md#tempo-grammar)
+    input:
+        converter="data/tools/llama.cpp",
+    output:
+        vocab="data/models/{model}/vocab.gguf",
+    params:
+        model_dir=lambda wildcards: config["models"][wildcards.model]["hf_path"],
+    conda:
+        "../../environment.yml"
+    log:
+        "logs/grammar_vocab/{model}.log",
+    script:
+        "../scripts/grammar_vocab.py"
+
+
 rule train_tempo:
     input:
         unpack(training_inputs),
@@ -43,7 +59,9 @@ rule train_tempo:
         training=config["training"],
         model_config=lambda wildcards: config["models"][wildcards.model],
         layers=[x for x in config["verify"]["layers"] if x != "llm"],
+        corpus=config["verify"]["corpus"],
         leak_on_same_day=config["leak_on_same_day"],
+        method_settings=config["methods"].get("tempo") or {},
     # every core of the run; a callable, read when the job runs, so `snakemake --report` needs no --cores
     threads: lambda wildcards: workflow.cores
     conda:

@@ -10,7 +10,7 @@ each claim's leakage indicator: Shapley-DCLR = sum |phi_i| l_i / sum |phi_i|; To
 largest-|phi| claims that leaked (TimeSPEC paper §4.2, Eq. 4 and Eq. 7).
 
 Value calls ask for the prediction alone, and their schema is tightened where a grammar can do
-it: a probability is chosen from a 0.05 grid (llama.cpp does not enforce ``minimum``/``maximum``),
+it: a probability is chosen from a 0.05 grid (an enum every structured-output engine enforces),
 and a ranking with a repeated or missing item is repaired (first occurrences kept, missing items
 appended in the listed order) before it is scored. A coalition whose answer still does not give
 a valid prediction gets the mean value of that instance's parsed coalitions (0 when none
@@ -37,7 +37,7 @@ from anachron.tasks.base import Task
 log = logging.getLogger(__name__)
 
 
-#: The probability grid of value calls (a grammar can enforce an enum, not a range).
+#: The probability grid of value calls (an enum, which every structured-output engine enforces).
 PROBABILITY_GRID = [round(0.05 * k, 2) for k in range(21)]
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from anachron.io import write_json
+from anachron.llm.structured import has_unit_interval
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +169,9 @@ def cache_key(
         "schema_property_order": schema_property_order(response_schema),
         "sample_index": int(sample_index),
     }
+    if provider == "local" and has_unit_interval(response_schema):
+        # the grammar enforces [0, 1] since this entered the key: answers decoded without it are not reused
+        payload["grammar"] = "unit-interval"
     if adapter is not None:
         payload["adapter"] = adapter
     if variant:

@@ -186,6 +186,23 @@ def parse_output(
     )
 
 
+def is_unit_interval(node: Any) -> bool:
+    """True for a schema node that is a number bounded to [0, 1] inclusive (a probability)."""
+    return (isinstance(node, dict) and node.get("type") == "number" and node.get("minimum") == 0
+            and node.get("maximum") == 1 and "enum" not in node and "const" not in node)
+
+
+def has_unit_interval(node: Any) -> bool:
+    """True when ``schema`` holds a node of :func:`is_unit_interval` anywhere."""
+    if is_unit_interval(node):
+        return True
+    if isinstance(node, dict):
+        return any(has_unit_interval(v) for v in node.values())
+    if isinstance(node, list):
+        return any(has_unit_interval(v) for v in node)
+    return False
+
+
 def output_schema(prediction_schema: dict[str, Any], max_evidence: int = 10) -> dict[str, Any]:
     """JSON Schema of the shared output object, for grammar-constrained decoding.
 

@@ -112,8 +112,8 @@ def validate_probability(prediction: Any) -> float:
     """A probability in [0, 1] from a model's prediction (a number or a numeric string).
 
     Raises:
-        ValueError: for booleans, None, non-numbers, NaN/inf, or values outside [0, 1]
-            (llama.cpp's grammar does not enforce ``minimum``/``maximum``).
+        ValueError: for booleans, None, non-numbers, NaN/inf, or values outside [0, 1] (the local
+            model's grammar enforces the range, an OpenAI-compatible endpoint may not).
     """
     if isinstance(prediction, bool) or prediction is None:
         raise ValueError(f"probability must be a number, got {prediction!r}")
@@ -337,7 +337,7 @@ class ProbabilityTask(Task):
     """A task whose prediction is a probability in [0, 1] scored by :func:`brier_perf`."""
 
     def prediction_schema(self, row: pd.Series | dict[str, Any]) -> dict[str, Any]:
-        # llama.cpp does not enforce minimum/maximum; validate_prediction checks the range.
+        # the local grammar holds it to [0, 1] (schema_to_gbnf); validate_prediction checks the range for every provider.
         return {"type": "number", "minimum": 0, "maximum": 1}
 
     def validate_prediction(self, row: pd.Series | dict[str, Any], prediction: Any) -> float:

@@ -247,3 +247,42 @@ def lora_to_gguf(
             )
     log.info("converted LoRA adapter %s to %s", adapter_dir, out_path)
     return out_path
+
+
+#: llama.cpp's full-model converter (kept in the converter checkout), used for vocabulary-only GGUFs.
+HF_CONVERTER = "convert_hf_to_gguf.py"
+
+
+def vocab_gguf(model_dir: Path, out_path: Path, *, converter_dir: Path) -> Path:
+    """A vocabulary-only GGUF of the transformers model in ``model_dir``: what the output grammar of
+    TEMPO rollouts runs over for a model that has no GGUF (``training.grammar_vocab``,
+    docs/methods.md#tempo-grammar).
+
+    Runs ``convert_hf_to_gguf.py --vocab-only`` of ``converter_dir`` (as :func:`lora_to_gguf`);
+    written atomically, skipped when ``out_path`` exists.
+
+    Raises:
+        ConfigError: no ``config.json`` / tokenizer in ``model_dir``, or no converter.
+        RuntimeError: the converter failed (e.g. a tokenizer llama.cpp does not know); the message
+            ends with the tail of its output.
+    """
+    model_dir, out_path, converter_dir = Path(model_dir), Path(out_path), Path(converter_dir)
+    if out_path.is_file() and out_path.stat().st_size > 0:
+        return out_path
+    if not (model_dir / "config.json").is_file():
+        raise ConfigError(f"model directory {model_dir} has no config.json")
+    script = converter_dir / HF_CONVERTER
+    if not script.is_file():
+        raise ConfigError(f"no {HF_CONVERTER} in {converter_dir}; get it with llama_cpp_converter()")
+    env = {k: v for k, v in os.environ.items() if k != "NO_LOCAL_GGUF"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(converter_dir / "gguf-py"), env.get("PYTHONPATH")) if p)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_path) as tmp:
+        proc = subprocess.run([sys.executable, str(script), str(model_dir), "--vocab-only", "--outfile", str(tmp)],
+                              capture_output=True, text=True, env=env)
+        if proc.returncode != 0 or not tmp.is_file() or tmp.stat().st_size == 0:
+            raise RuntimeError(f"{HF_CONVERTER} --vocab-only failed (exit {proc.returncode}) for {model_dir}:\n"
+                               f"{_tail(proc.stderr or proc.stdout)}")
+    log.info("wrote the vocabulary of %s to %s", model_dir, out_path)
+    return out_path
+

@@ -29,6 +29,7 @@ from anachron.metrics.core import instance_scores
 from anachron.tables import EVIDENCE_USABLE, RUN_COLUMNS
 from anachron.tasks.base import Task
 from anachron.training.rewards import CompletionScore
+from anachron.verify.layers.corpus import CorpusLayer
 from anachron.verify.layers.grounded import Grounding
 from anachron.verify.pipeline import LAYERS, verify_run
 
@@ -50,6 +51,7 @@ def score_completions(
     *,
     grounding: Grounding | None = None,
     layers: tuple[str, ...] = LAYERS,
+    corpus: CorpusLayer | None = None,
     leak_on_same_day: bool = False,
     method: str = "tempo",
     model: str = "policy",
@@ -67,8 +69,10 @@ def score_completions(
         grounding: the task's grounded checks (:func:`anachron.verify.pipeline.make_grounding`
             with the task's data files); None builds ``task.make_grounding({})``, the checks
             that need no data file (e.g. legal's decision check, stock's window outcome).
-        layers: verifier layers, as the workflow's ``verify.layers`` (``grounded``, ``rules``;
-            ``corpus`` and ``llm`` need resources this function does not take).
+        layers: verifier layers, as the workflow's ``verify.layers`` (``grounded``, ``corpus``,
+            ``rules``; ``llm`` needs a client this function does not take).
+        corpus: the corpus layer (:func:`anachron.verify.layers.corpus.open_corpus_layer`);
+            required when ``layers`` has ``corpus``.
         leak_on_same_day: a claim dated on the cutoff day leaks too (config ``verify.leak_on_same_day``).
         method, model: the run-table's ``method`` and ``model`` columns.
 
@@ -82,8 +86,9 @@ def score_completions(
         validation OLR / Perf / Cov.
 
     Raises:
-        ValueError: the aligned sequences differ in length, or an instance id is not in
-            ``instances`` (a caller's error, not the model's).
+        ValueError: the aligned sequences differ in length, an instance id is not in
+            ``instances``, or ``corpus`` is in ``layers`` without a corpus layer (a caller's
+            error, not the model's).
     """
     n = len(texts)
     reasons: list[str | None] = list(finish_reasons) if finish_reasons is not None else [None] * n
@@ -110,7 +115,8 @@ def score_completions(
         rows.append(result.to_row(inst, task=task.name, method=method, model=model))
     run = pd.DataFrame(rows, columns=RUN_COLUMNS)
     claims = verify_run(
-        run, contexts, grounding=grounding, layers=tuple(layers), leak_on_same_day=leak_on_same_day, task=task
+        run, contexts, grounding=grounding, layers=tuple(layers), leak_on_same_day=leak_on_same_day, task=task,
+        corpus=corpus,
     )
     key_to_iid = {completion_key(str(i), p): str(i) for p, i in enumerate(instance_ids)}
     frame = instance_scores(run, claims, lambda key, prediction: task.perf(instances.loc[key_to_iid[key]], prediction))

@@ -22,6 +22,7 @@ that need them, after :func:`anachron.training.extra.require_training_extra` has
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 import logging
 import math
@@ -67,9 +68,15 @@ class TrainSettings:
         validation_points: validations spread evenly over training (paper: 15), besides step 0.
         train_sample: cap on training instances (None: every train instance not held out).
         answer_prefix: text every completion starts with, prefilled after the chat template and
-            put back in front of the completion before parsing (e.g. ``{"evidence": [`` for a
-            small model that otherwise rarely starts a JSON answer; the grammar-constrained
-            inference starts the same way). Empty: none.
+            put back in front of the completion before parsing (and accepted into the grammar
+            first when ``grammar`` is on). Empty: none.
+        grammar: sample rollouts and decode validation under the evaluation's output grammar
+            (the llama.cpp grammar of the request's JSON schema; :mod:`anachron.training.grammar`),
+            with the loss's log-probabilities those of the constrained policy.
+        grammar_vocab: the GGUF whose vocabulary the grammar runs over; None: the GGUF the base
+            weights were exported from (``anachron_base.json``).
+        max_evidence: ``maxItems`` of the evidence list in the output schema (as the evaluated
+            method's ``max_evidence``).
         calibrate_gates: set the gate targets from the base model's validation outputs
             (:func:`anachron.training.rewards.calibrate_targets`).
         checkpoint: the adapter the ``tempo`` method uses, ``best`` (lowest validation OLR, ties to
@@ -82,6 +89,10 @@ class TrainSettings:
         validation_batch_size: prompts per greedy-generation batch in validation.
         validation_max_tokens: token budget of a validation completion (None: ``max_completion_length``);
             evaluation's budget is the model's ``max_tokens``, often more than a rollout's.
+        repetition_penalty, repetition_last_n: llama.cpp's repetition penalty over the last
+            ``repetition_last_n`` generated tokens, in rollouts and validation under the grammar (the
+            workflow sets the model's ``repeat_penalty``, as evaluation decodes; the loss applies it
+            too, :func:`anachron.training.grammar.masked_token_logps`). 1: none; needs ``grammar``.
     """
 
     steps: int = 200
@@ -106,6 +117,9 @@ class TrainSettings:
     validation_points: int = 15
     train_sample: int | None = None
     answer_prefix: str = ""
+    grammar: bool = True
+    grammar_vocab: str | None = None
+    max_evidence: int = 10
     calibrate_gates: bool = True
     checkpoint: str = "best"
     seed: int = 42
@@ -115,6 +129,8 @@ class TrainSettings:
     gradient_checkpointing: bool = False
     validation_batch_size: int = 8
     validation_max_tokens: int | None = None
+    repetition_penalty: float = 1.0
+    repetition_last_n: int = 64
     reward: RewardConfig = field(default_factory=RewardConfig)
 
     def __post_init__(self) -> None:
@@ -123,6 +139,8 @@ class TrainSettings:
                 f"training.prompts_per_step x training.num_generations ({self.completions_per_step}) must divide by "
                 f"training.gradient_accumulation_steps ({self.gradient_accumulation_steps})"
             )
+        if self.repetition_penalty != 1.0 and not self.grammar:
+            raise ValueError("training.repetition_penalty needs training.grammar (the grammar trainer applies it in the loss)")
         if self.checkpoint not in ("best", "final"):
             raise ValueError(f"training.checkpoint must be 'best' or 'final', not {self.checkpoint!r}")
 
@@ -149,6 +167,8 @@ class TrainSettings:
             flat["validation_batch_size"] = val["batch_size"]
         if "max_tokens" in val:
             flat["validation_max_tokens"] = val["max_tokens"]
+        if flat.get("repetition_penalty") is None:
+            flat.pop("repetition_penalty", None)  # null: the workflow fills in the model's (settings_for)
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs = {k: v for k, v in flat.items() if k in names}
         reward_names = {f.name for f in dataclasses.fields(RewardConfig)}
@@ -159,6 +179,26 @@ class TrainSettings:
     def completions_per_step(self) -> int:
         """B x G: completions generated and trained on per optimizer step."""
         return self.prompts_per_step * self.num_generations
+
+
+def settings_for(block: dict[str, Any], model_config: dict[str, Any], method_settings: dict[str, Any],
+                 grammar_vocab: str | None = None) -> TrainSettings:
+    """:class:`TrainSettings` of a workflow run: the ``training`` block, with what evaluation does
+    where the block leaves it open: under the grammar, rollouts and validation decode with the
+    model's ``params.repeat_penalty`` (unless ``training.repetition_penalty`` is set), and the output
+    schema has the tempo method's ``max_evidence`` (``methods.tempo``, default 10); ``grammar_vocab``
+    (rule grammar_vocab's GGUF for a model without one) is used unless ``training.grammar_vocab`` is set.
+
+    Raises:
+        ValueError: as :meth:`TrainSettings.from_config`.
+    """
+    settings = TrainSettings.from_config(block)
+    changes: dict[str, Any] = {"max_evidence": int(method_settings.get("max_evidence", 10))}
+    if grammar_vocab and not settings.grammar_vocab:
+        changes["grammar_vocab"] = str(grammar_vocab)
+    if block.get("repetition_penalty") is None and settings.grammar:
+        changes["repetition_penalty"] = float((model_config.get("params") or {}).get("repeat_penalty") or 1.0)
+    return dataclasses.replace(settings, **changes)
 
 
 def validation_steps(total_steps: int, n_points: int) -> list[int]:
@@ -285,10 +325,14 @@ def _device(settings: TrainSettings) -> str:
     return settings.device
 
 
-def generate_greedy(model: Any, tokenizer: Any, prompts: Sequence[str], max_new_tokens: int, batch_size: int = 8) -> tuple[list[str], list[str]]:
+def generate_greedy(model: Any, tokenizer: Any, prompts: Sequence[str], max_new_tokens: int, batch_size: int = 8,
+                    processor: Callable[[range], Any] | None = None) -> tuple[list[str], list[str]]:
     """Greedy completions of pre-templated ``prompts``: (texts, finish reasons ``stop``/``length``).
 
     Left-padded batches of ``batch_size``; special tokens are dropped from the text.
+    ``processor(indices)``, when given, makes the logits processor of the batch of those prompt
+    indices (e.g. :meth:`anachron.training.grammar.RolloutGrammar.processor`: greedy under the
+    output grammar, with its repetition penalty).
     """
     import torch
 
@@ -299,18 +343,24 @@ def generate_greedy(model: Any, tokenizer: Any, prompts: Sequence[str], max_new_
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     device = next(model.parameters()).device
+    stop = set(eos_ids(model, tokenizer))
     was_training = model.training
     model.eval()
     try:
         for i in range(0, len(prompts), batch_size):
             batch = tokenizer(list(prompts[i:i + batch_size]), return_tensors="pt", padding=True, add_special_tokens=False).to(device)
+            extra: dict[str, Any] = {}
+            if processor is not None:
+                from transformers import LogitsProcessorList
+
+                extra["logits_processor"] = LogitsProcessorList([processor(range(i, min(i + batch_size, len(prompts))))])
             with torch.no_grad():
                 out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
-                                     pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+                                     pad_token_id=tokenizer.pad_token_id, eos_token_id=eos_ids(model, tokenizer), **extra)
             new = out[:, batch["input_ids"].shape[1]:]
             for row in new:
                 ids = row.tolist()
-                ended = tokenizer.eos_token_id in ids
+                ended = bool(stop & set(ids))
                 texts.append(tokenizer.decode(row, skip_special_tokens=True))
                 finish.append("stop" if ended or len(ids) < max_new_tokens else "length")
     finally:
@@ -318,6 +368,188 @@ def generate_greedy(model: Any, tokenizer: Any, prompts: Sequence[str], max_new_
         if was_training:
             model.train()
     return texts, finish
+
+
+def eos_ids(model: Any, tokenizer: Any) -> list[int]:
+    """Every token id generation stops on: the tokenizer's eos and the model's declared ones (as TRL)."""
+    declared = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = [] if declared is None else [declared] if isinstance(declared, int) else list(declared)
+    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
+        ids = [tokenizer.eos_token_id, *ids]
+    return [int(i) for i in ids]
+
+
+def rollout_grammar(task: Any, rows: pd.DataFrame, tokenizer: Any, settings: TrainSettings, base_dir: Path,
+                    eos: Sequence[int]) -> Any:
+    """The :class:`~anachron.training.grammar.RolloutGrammar` of ``rows``: each instance's output
+    schema (:func:`anachron.llm.structured.output_schema` of the task's prediction schema, the
+    request evaluation sends) as the llama.cpp grammar evaluation decodes under, over the
+    vocabulary of ``settings.grammar_vocab`` or of the GGUF ``base_dir`` was exported from.
+
+    Raises:
+        ConfigError: no GGUF to take the vocabulary from (an ``hf_path`` model without
+            ``training.grammar_vocab``), a GGUF whose vocabulary does not match the tokenizer,
+            or an answer prefix the grammar rejects.
+    """
+    from anachron.errors import ConfigError
+    from anachron.llm.providers.llama_cpp import schema_to_gbnf
+    from anachron.llm.structured import output_schema
+    from anachron.training.grammar import GrammarVocab, RolloutGrammar
+    from anachron.training.weights import MANIFEST_NAME
+
+    vocab_path = settings.grammar_vocab
+    if vocab_path is None:
+        try:
+            vocab_path = json.loads((Path(base_dir) / MANIFEST_NAME).read_text(encoding="utf-8"))["source_gguf"]
+        except (OSError, ValueError, KeyError):
+            raise ConfigError(
+                f"training.grammar: the base weights in {base_dir} were not exported from a GGUF, so the output grammar "
+                f"has no vocabulary; set training.grammar_vocab to the model's GGUF (or training.grammar: false)"
+            ) from None
+    vocab = GrammarVocab(vocab_path)
+    if vocab.n_tokens != len(tokenizer):
+        raise ConfigError(f"training.grammar_vocab: {vocab.path} has {vocab.n_tokens} tokens, the model's tokenizer {len(tokenizer)}")
+    gbnf: dict[str, str] = {}
+    by_schema: dict[str, str] = {}
+    for _, row in rows.iterrows():
+        schema = output_schema(task.prediction_schema(row), max_evidence=settings.max_evidence)
+        key = json.dumps(schema, sort_keys=True)
+        if key not in by_schema:
+            by_schema[key] = schema_to_gbnf(schema)
+        gbnf[str(row["instance_id"])] = by_schema[key]
+    prefix = tokenizer(settings.answer_prefix, add_special_tokens=False)["input_ids"] if settings.answer_prefix else []
+    return RolloutGrammar(vocab, gbnf, eos, prefix, penalty=settings.repetition_penalty, last_n=settings.repetition_last_n)
+
+
+def _grammar_trainer(base: type) -> type:
+    """``base`` (TRL's ``GRPOTrainer``) with rollouts sampled under the output grammar and the loss's
+    log-probabilities those of the constrained policy (docs/methods.md#tempo-grammar).
+
+    * Rollouts: transformers ``generate`` gets a :class:`~anachron.training.grammar.GrammarLogitsProcessor`
+      (row i of the generation batch under the grammar of the instance it answers), which records
+      every step's allowed set; under vLLM (guided by the same GBNF) the sets are replayed from the
+      tokens afterwards.
+    * Every log-probability the trainer takes of those tokens (the policy's in the loss, the old
+      policy's for the importance ratio, the reference's for the KL term) is
+      ``log softmax(logits / T)`` over the allowed set of its position
+      (:func:`~anachron.training.grammar.masked_token_logps`): the probability the token was
+      sampled with. The sets travel with the batch (``grammar_allowed``) through TRL's shuffling and
+      splitting into micro-batches.
+    """
+    import torch
+
+    from anachron.training.grammar import masked_token_logps, unpack_tensor
+
+    class GrammarGRPOTrainer(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, rollout_grammar: Any, **kwargs: Any) -> None:
+            self.rollout_grammar = rollout_grammar
+            self._batch_ids: list[str] | None = None
+            self._allowed: Any = None  # packed allowed sets of the rows being scored, or None
+            self.grammar_left = 0  # vLLM rollouts that left the grammar (replayed unconstrained from there)
+            super().__init__(*args, **kwargs)
+
+        def _generate_and_score_completions(self, inputs: Any) -> Any:
+            self._batch_ids = [str(x["instance_id"]) for x in inputs]
+            try:
+                out = super()._generate_and_score_completions(inputs)
+                out["grammar_allowed"] = _fit(self._allowed, out["completion_ids"].size(1))
+            finally:
+                self._allowed, self._batch_ids = None, None
+            return out
+
+        def _generate_single_turn(self, prompt_ids: Any, *args: Any, **kwargs: Any) -> Any:
+            ids = self._batch_ids
+            if ids is None or len(ids) != len(prompt_ids):
+                raise RuntimeError(f"grammar rollouts: {len(prompt_ids)} prompts to generate, {0 if ids is None else len(ids)} instance ids")
+            width = self.model.config.get_text_config().vocab_size
+            if self.use_vllm:  # vLLM decoded under the same GBNF (generation_kwargs), no penalty: replay the allowed sets
+                completion_ids, logprobs = super()._generate_single_turn(prompt_ids, *args, **kwargs)
+                packed, left = self.rollout_grammar.replay(ids, completion_ids, width)
+                if left:
+                    log.warning("%d of %d vLLM rollouts left llama.cpp's grammar; scored unconstrained from there", left, len(ids))
+                self.grammar_left += left
+                self._allowed = torch.from_numpy(packed)
+                return completion_ids, logprobs
+            from transformers import LogitsProcessorList
+
+            target = self.accelerator.unwrap_model(self.model_wrapped)
+            processor = self.rollout_grammar.processor(ids)
+            library_generate = target.generate
+            target.generate = lambda *a, **k: library_generate(*a, logits_processor=LogitsProcessorList([processor]), **k)
+            try:
+                completion_ids, logprobs = super()._generate_single_turn(prompt_ids, *args, **kwargs)
+            finally:
+                del target.generate
+                processor.close()
+            if not processor.steps:
+                raise RuntimeError("grammar rollouts: the logits processor was never called")
+            self._allowed = torch.from_numpy(processor.allowed_packed())
+            return completion_ids, logprobs
+
+        def _compute_loss(self, model: Any, inputs: Any) -> Any:
+            self._allowed = inputs.get("grammar_allowed")
+            try:
+                return super()._compute_loss(model, inputs)
+            finally:
+                self._allowed = None
+
+        def _get_per_token_logps_and_entropies(self, model: Any, input_ids: Any, attention_mask: Any, logits_to_keep: int,
+                                               batch_size: int | None = None, compute_entropy: bool = False,
+                                               compute_aux_loss: bool = False, **kwargs: Any) -> Any:
+            if self._allowed is None:
+                return super()._get_per_token_logps_and_entropies(
+                    model, input_ids, attention_mask, logits_to_keep, batch_size=batch_size,
+                    compute_entropy=compute_entropy, compute_aux_loss=compute_aux_loss, **kwargs)
+            allowed = _fit(self._allowed, logits_to_keep)
+            if allowed.size(0) != input_ids.size(0):
+                raise RuntimeError(f"grammar: {allowed.size(0)} allowed sets for {input_ids.size(0)} sequences")
+            batch_size = batch_size or input_ids.size(0)
+            logps, entropies = [], []
+            for start in range(0, input_ids.size(0), batch_size):
+                end = min(start + batch_size, input_ids.size(0))
+                ids = input_ids[start:end]
+                with self.accelerator.autocast():
+                    logits = model(input_ids=ids, attention_mask=attention_mask[start:end],
+                                   logits_to_keep=logits_to_keep + 1).logits[:, :-1, :]
+                mask = unpack_tensor(allowed[start:end].to(logits.device), logits.size(-1))
+                lp, ent = masked_token_logps(logits, ids[:, -logits_to_keep:], mask, self.temperature, compute_entropy,
+                                             penalty=1.0 if self.use_vllm else self.rollout_grammar.penalty,
+                                             last_n=self.rollout_grammar.last_n)
+                logps.append(lp)
+                entropies.append(ent)
+            return torch.cat(logps), (torch.cat(entropies) if compute_entropy else None), None
+
+    return GrammarGRPOTrainer
+
+
+def vllm_rollouts(grammar: Any, settings: TrainSettings) -> tuple[bool, dict[str, Any] | None]:
+    """``(use_vllm, generation_kwargs)`` for GRPOConfig: under the grammar, vLLM decodes with the same
+    GBNF (its structured outputs); TRL gives vLLM one grammar per batch, so a task whose instances
+    have different output grammars (stock rankings) has its rollouts generated by transformers with
+    the per-row grammar instead (logged)."""
+    if not settings.use_vllm:
+        return False, None
+    if grammar is None:
+        return True, None
+    distinct = grammar.distinct
+    if len(distinct) != 1:
+        log.warning("training.use_vllm: the instances have %d different output grammars and vLLM takes one per batch; "
+                    "rollouts are generated by transformers under each instance's grammar", len(distinct))
+        return False, None
+    return True, {"structured_outputs": {"grammar": distinct[0]}}
+
+
+def _fit(packed: Any, length: int) -> Any:
+    """Packed allowed sets (rows, steps, bytes) cut or padded ("all allowed") to ``length`` steps."""
+    import torch
+
+    if packed is None:
+        raise RuntimeError("grammar: no allowed sets were recorded for this batch")
+    steps = packed.size(1)
+    if steps >= length:
+        return packed[:, :length]
+    pad = torch.full((packed.size(0), length - steps, packed.size(2)), 255, dtype=torch.uint8)
+    return torch.cat([packed, pad], dim=1)
 
 
 @dataclass
@@ -390,11 +622,19 @@ def train_tempo(
     val_prompts = [prompt_text(tokenizer, task.messages(r), settings.answer_prefix) for _, r in val_rows.iterrows()]
     val_ids = list(val_rows["instance_id"])
     rows: list[dict[str, Any]] = []
+    grammar = None
+    if settings.grammar:
+        grammar = rollout_grammar(task, pd.concat([train_rows, val_rows]), tokenizer, settings, Path(base_dir),
+                                  eos_ids(model, tokenizer))
+        log.info("rollouts and validation under the output grammar (%d distinct, vocabulary of %s), repetition penalty %g",
+                 len(grammar.distinct), grammar.vocab.path, grammar.penalty)
+    use_vllm, generation_kwargs = vllm_rollouts(grammar, settings)
+    val_processor = None if grammar is None else (lambda idx: grammar.processor([val_ids[i] for i in idx]))
 
     def validate(m: Any, step: int) -> tuple[dict[str, float], list[CompletionScore]]:
         t0 = time.perf_counter()
         texts, finish = generate_greedy(m, tokenizer, val_prompts, settings.validation_max_tokens or settings.max_completion_length,
-                                        settings.validation_batch_size)
+                                        settings.validation_batch_size, processor=val_processor)
         scores, frame = score_fn(val_ids, [settings.answer_prefix + t for t in texts], finish)
         metrics = validation_metrics(frame, scores)
         log.info("validation at step %d (%.0fs): OLR %.3f, strict OLR %.3f, Perf %.3f, Cov %.3f, parse rate %.2f "
@@ -447,9 +687,10 @@ def train_tempo(
         data_seed=settings.seed,
         use_cpu=device == "cpu",
         bf16=settings.bf16,
-        use_vllm=settings.use_vllm,
+        use_vllm=use_vllm,
         gradient_checkpointing=settings.gradient_checkpointing,
         remove_unused_columns=False,
+        generation_kwargs=generation_kwargs,
         disable_tqdm=True,  # progress: the steps bar below (a tqdm bar would fill the rule's log with redraws)
     )
     peft_config = LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
@@ -476,8 +717,12 @@ def train_tempo(
                      step, settings.steps, row.get("perf_mode_fraction", float("nan")), row.get("mean_leak", float("nan")),
                      row.get("mean_reward", float("nan")), row.get("reward_std", float("nan")), row.get("parse_fail_rate", float("nan")))
 
-    trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=dataset,
-                          processing_class=tokenizer, peft_config=peft_config, callbacks=[_Tempo()])
+    kwargs: dict[str, Any] = {}
+    trainer_cls: type = GRPOTrainer
+    if grammar is not None:
+        trainer_cls, kwargs = _grammar_trainer(GRPOTrainer), {"rollout_grammar": grammar}
+    trainer = trainer_cls(model=model, reward_funcs=[reward], args=args, train_dataset=dataset,
+                          processing_class=tokenizer, peft_config=peft_config, callbacks=[_Tempo()], **kwargs)
     with Progress(settings.steps, "train", unit="step", calls=False) as steps_bar:
         trainer.train()
     _save_adapter(trainer.model, out_dir / "final")
@@ -550,7 +795,11 @@ __all__ = [
     "TempoReward",
     "TrainSettings",
     "TrainingResult",
+    "eos_ids",
     "generate_greedy",
+    "rollout_grammar",
+    "settings_for",
+    "vllm_rollouts",
     "prompt_text",
     "split_train_validation",
     "train_tempo",

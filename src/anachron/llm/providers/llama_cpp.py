@@ -19,6 +19,7 @@ from typing import Any
 
 from anachron.errors import ConfigError
 from anachron.llm.providers.base import BaseProvider, effective_params, error_text, sample_seed
+from anachron.llm.structured import is_unit_interval
 from anachron.llm.types import ChatRequest, ChatResult, ModelSpec, SchemaError
 
 log = logging.getLogger(__name__)
@@ -119,7 +120,16 @@ def gbnf_friendly_pattern(pattern: str) -> str:
     return "".join(out)
 
 
+#: Stands in for a number in [0, 1] while llama.cpp converts the schema (it does not enforce number
+#: bounds); :func:`schema_to_gbnf` then puts :data:`UNIT_INTERVAL_RULE` in its place.
+_UNIT_SENTINEL = "@anachron-unit-interval@"
+#: GBNF of a JSON number in [0, 1]: 0, 1, or a decimal of at most six places between them.
+UNIT_INTERVAL_RULE = 'unit-interval ::= ("0" ("." [0-9]{1,6})? | "1" ("." "0"{1,6})?) space'
+
+
 def _rewrite_patterns(node: Any) -> Any:
+    if is_unit_interval(node):
+        return {"const": _UNIT_SENTINEL}
     if isinstance(node, dict):
         return {
             k: (gbnf_friendly_pattern(v) if k == "pattern" and isinstance(v, str) else _rewrite_patterns(v))
@@ -136,8 +146,10 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
     Patterns are first passed through :func:`gbnf_friendly_pattern`. What the grammar
     enforces (llama-cpp-python 0.3.36): types, ``required``, ``enum``/``const``,
     ``minItems``/``maxItems``, ``minLength``/``maxLength``, ``pattern`` (``^...$``
-    regexes), ``format: date|time|date-time|uuid``, ``additionalProperties``. It does
-    **not** enforce ``minimum``/``maximum`` on numbers. llama.cpp rejects a repetition bound
+    regexes), ``format: date|time|date-time|uuid``, ``additionalProperties``. llama.cpp does
+    **not** enforce ``minimum``/``maximum`` on numbers; a number bounded to [0, 1] (a
+    probability, :func:`is_unit_interval`) gets this module's :data:`UNIT_INTERVAL_RULE`, other
+    bounds are left to the task's validator. llama.cpp rejects a repetition bound
     (``maxLength``, ``maxItems``, ``{m,n}``) above 1000; :class:`LocalLlamaProvider` checks
     the grammar and raises ``SchemaError`` rather than letting llama.cpp crash.
 
@@ -148,9 +160,13 @@ def schema_to_gbnf(schema: dict[str, Any]) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     try:
-        return json_schema_to_gbnf(json.dumps(_rewrite_patterns(schema)))
+        gbnf = json_schema_to_gbnf(json.dumps(_rewrite_patterns(schema)))
     except Exception as exc:
         raise SchemaError(f"response schema cannot be turned into a llama.cpp grammar: {error_text(exc)}") from exc
+    literal = json.dumps(json.dumps(_UNIT_SENTINEL))  # the const as the converter writes it: "\"...\""
+    if literal in gbnf:
+        gbnf = gbnf.replace(literal, "unit-interval") + "\n" + UNIT_INTERVAL_RULE + "\n"
+    return gbnf
 
 
 class GreedyGrammarSampler:
