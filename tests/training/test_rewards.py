@@ -74,6 +74,21 @@ def test_completion_score_properties():
     assert degenerate(overlong=True).near_miss  # cut off at the token limit after complete evidence items
     assert not degenerate(overlong=True, recovered=0).near_miss  # cut off with nothing well-formed: degenerate
     assert sc(overlong=True).valid and not sc(overlong=True).near_miss
+    # parsed, but every evidence item was a template echo ("...") the parser dropped: nothing to verify
+    echo = sc(n=0, cov=0.0)
+    assert not echo.valid and not echo.evidence_usable and not echo.near_miss
+
+
+def test_an_answer_without_evidence_is_never_the_leak_free_winner():
+    """Writing "..." for every fact leaves no claim to leak; it must not pay (it is a degenerate
+    format failure, below every valid member, in a group of its own too)."""
+    echo = sc(n=0, cov=0.0, perf=1.0)
+    honest, leaky = sc(perf=0.2), sc(c=1, perf=0.2)
+    for group in ([honest, echo], [leaky, echo], [honest, leaky, echo]):
+        rewards, (g,) = batch_rewards(group)
+        assert rewards[-1] < min(rewards[:-1])
+    rewards, (g,) = batch_rewards([echo, echo])
+    assert g.mode == "failed" and all(r < 0 for r in rewards)
 
 
 # -- gates -------------------------------------------------------------------------------------
@@ -97,9 +112,9 @@ def test_gates_bounded_monotone_and_one_at_target(gate, target):
 def test_leakage_and_performance_rewards():
     raw = RewardConfig(leak_offset=0.0)
     assert leakage_reward(sc(c=0, n=8), raw) == pytest.approx(1.0 + 0.1)
-    assert leakage_reward(sc(c=2, n=0), raw) == pytest.approx(math.exp(-1.0) + 0.1 * 0.5)
+    assert leakage_reward(sc(c=2, n=1), raw) == pytest.approx(math.exp(-1.0) + 0.1 * (0.5 + 0.5 / 8))
     assert CFG.offset == pytest.approx(1.6)
-    assert leakage_reward(sc(c=2, n=0)) == pytest.approx(math.exp(-1.0) + 0.05 - 1.6)
+    assert leakage_reward(sc(c=2, n=1)) == pytest.approx(math.exp(-1.0) + 0.1 * (0.5 + 0.5 / 8) - 1.6)
     values = [leakage_reward(sc(c=c)) for c in range(8)]
     assert all(b < a for a, b in zip(values, values[1:])) and max(values) <= -CFG.format_penalty
     # reasoning leaks count in c (weight 1 by default, 0 switches them off)
@@ -324,7 +339,7 @@ def test_calibrate_targets_on_the_base_model():
     # calibration only lowers a target: a base model above it keeps the configured one
     rich = calibrate_targets([sc(n=20, words=500)], CFG)
     assert (rich.evidence_target, rich.words_target) == (8.0, 120.0)
-    floor = calibrate_targets([sc(n=0, words=0, cov=0.0)], CFG)
+    floor = calibrate_targets([sc(n=1, words=0, cov=0.0)], CFG)
     assert (floor.evidence_target, floor.words_target, floor.coverage_target) == (1.0, 1.0, 0.05)
     assert calibrate_targets([degenerate(), near_miss()], CFG) is CFG
     assert calibrate_targets(base, CFG, quantile=0.0).evidence_target == 3.0

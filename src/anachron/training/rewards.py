@@ -78,13 +78,17 @@ class CompletionScore:
 
     @property
     def valid(self) -> bool:
-        """The prediction is usable (parse status in ``PREDICTION_USABLE``)."""
-        return self.parse_status in PREDICTION_USABLE
+        """The prediction is usable (parse status in ``PREDICTION_USABLE``) and so is the evidence
+        (:attr:`evidence_usable`)."""
+        return self.parse_status in PREDICTION_USABLE and self.n_evidence > 0
 
     @property
     def evidence_usable(self) -> bool:
-        """The evidence and reasoning are usable (parse status in ``EVIDENCE_USABLE``)."""
-        return self.parse_status in EVIDENCE_USABLE
+        """The evidence and reasoning are usable (parse status in ``EVIDENCE_USABLE``) and at least
+        one evidence item is left once the parser drops items without content (template echoes
+        such as ``"..."``). An answer left with none has nothing to verify: rewarded as leak-free, it
+        would be the cheapest way to ``c = 0``, so the reward treats it as a degenerate format failure."""
+        return self.parse_status in EVIDENCE_USABLE and self.n_evidence > 0
 
     @property
     def near_miss(self) -> bool:
