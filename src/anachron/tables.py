@@ -492,6 +492,7 @@ TRAINING_LOG = Table(
         ("reward_std", DOUBLE),
         ("parse_fail_rate", DOUBLE),
         ("near_miss_rate", DOUBLE),
+        ("no_evidence_rate", DOUBLE),
         ("loss", DOUBLE),
         ("kl", DOUBLE),
         ("learning_rate", DOUBLE),

@@ -327,6 +327,12 @@ def test_step_stats_on_a_hand_made_batch():
     assert s["mean_reward"] == pytest.approx(np.mean(rewards)) and s["reward_std"] == pytest.approx(np.std(rewards))
     assert s["parse_fail_rate"] == pytest.approx(4 / 8) and s["near_miss_rate"] == pytest.approx(2 / 8)
     assert rewards[-2:] == pytest.approx([-0.5, -0.25])
+    assert s["no_evidence_rate"] == 0
+    # an answer of template echoes parsed (the evaluation counts it), but it is failed for the reward
+    _, echo_groups = batch_rewards([sc("e"), sc("e", n=0, cov=0.0)])
+    echo = step_stats(echo_groups)
+    assert echo["parse_fail_rate"] == 0 and echo["no_evidence_rate"] == pytest.approx(0.5)
+    assert echo_groups[0].n_failed == 1 and echo_groups[0].n_unparsed == 0
     none = step_stats([])
     assert none["n_groups"] == 0 and math.isnan(none["perf_mode_fraction"]) and math.isnan(none["mean_reward"])
 

@@ -278,6 +278,9 @@ class GroupResult:
         n_valid: members with a usable prediction.
         n_failed: members without one (near misses included).
         n_near_miss: the near misses among them.
+        n_unparsed: members whose parse status is not prediction-usable (the evaluation's parse
+            failures; a parsed answer without evidence is failed but not unparsed).
+        n_no_evidence: parsed members whose every evidence item was dropped as contentless.
         mean_leak: mean strict leak count ``c`` over the members with usable evidence (NaN if none).
         n_evidence_usable: members with usable evidence (the ``mean_leak`` denominator).
     """
@@ -288,6 +291,8 @@ class GroupResult:
     n_valid: int = 0
     n_failed: int = 0
     n_near_miss: int = 0
+    n_unparsed: int = 0
+    n_no_evidence: int = 0
     mean_leak: float = math.nan
     n_evidence_usable: int = 0
 
@@ -365,6 +370,8 @@ def group_rewards(scores: Sequence[CompletionScore], cfg: RewardConfig = DEFAULT
         rewards=rewards,
         n_valid=len(valid),
         n_failed=len(scores) - len(valid),
+        n_unparsed=sum(s.parse_status not in PREDICTION_USABLE for s in scores),
+        n_no_evidence=sum(s.parse_status in EVIDENCE_USABLE and s.n_evidence == 0 for s in scores),
         n_near_miss=sum(s.near_miss for s in scores),
         mean_leak=float(np.mean(leaks)) if leaks else math.nan,
         n_evidence_usable=len(usable),
@@ -429,7 +436,9 @@ def step_stats(groups: Iterable[GroupResult]) -> dict[str, float]:
         (performance-mode groups over groups not failed; NaN if none); ``mean_leak`` (mean
         ``c`` over every completion with usable evidence; NaN if none); ``mean_reward`` and
         ``reward_std`` (population std) over every completion (NaN if none);
-        ``parse_fail_rate`` (completions without a usable prediction; NaN if none);
+        ``parse_fail_rate`` (completions whose parse status gives no usable prediction, as the
+        evaluation's parse rate counts; NaN if none); ``no_evidence_rate`` (parsed completions left
+        without an evidence item, rewarded as degenerate);
         also ``n_completions``, ``n_leakage_groups``, ``n_groups_without_valid`` (groups in
         which no completion is valid, whatever their mode) and ``near_miss_rate``.
     """
@@ -451,7 +460,8 @@ def step_stats(groups: Iterable[GroupResult]) -> dict[str, float]:
         "mean_leak": leak_sum / n_usable if n_usable else math.nan,
         "mean_reward": float(rewards.mean()) if n else math.nan,
         "reward_std": float(rewards.std()) if n else math.nan,
-        "parse_fail_rate": sum(g.n_failed for g in groups) / n if n else math.nan,
+        "parse_fail_rate": sum(g.n_unparsed for g in groups) / n if n else math.nan,
+        "no_evidence_rate": sum(g.n_no_evidence for g in groups) / n if n else math.nan,
         "near_miss_rate": sum(g.n_near_miss for g in groups) / n if n else math.nan,
     }
 

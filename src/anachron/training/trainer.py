@@ -713,9 +713,10 @@ def train_tempo(
             row["wall_s"] = time.perf_counter() - t_start
             rows.append(row)
             steps_bar.update(1)
-            log.info("step %d/%d: performance mode %.2f, mean leak %.2f, mean reward %.3f (sd %.3f), parse failures %.2f",
-                     step, settings.steps, row.get("perf_mode_fraction", float("nan")), row.get("mean_leak", float("nan")),
-                     row.get("mean_reward", float("nan")), row.get("reward_std", float("nan")), row.get("parse_fail_rate", float("nan")))
+            log.info("step %d/%d: performance mode %.2f, mean leak %.2f, mean reward %.3f (sd %.3f), parse failures %.2f, "
+                     "answers without evidence %.2f", step, settings.steps, row.get("perf_mode_fraction", float("nan")),
+                     row.get("mean_leak", float("nan")), row.get("mean_reward", float("nan")), row.get("reward_std", float("nan")),
+                     row.get("parse_fail_rate", float("nan")), row.get("no_evidence_rate", float("nan")))
 
     kwargs: dict[str, Any] = {}
     trainer_cls: type = GRPOTrainer
