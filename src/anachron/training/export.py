@@ -232,21 +232,30 @@ def lora_to_gguf(
     _check_adapter_config(adapter_dir)
     if not (base_dir / "config.json").is_file():
         raise ConfigError(f"base model directory {base_dir} has no config.json (export the base model first)")
-    script = converter_dir / LORA_CONVERTER
-    if not script.is_file():
-        raise ConfigError(f"no {LORA_CONVERTER} in {converter_dir}; get it with llama_cpp_converter()")
-    env = {k: v for k, v in os.environ.items() if k != "NO_LOCAL_GGUF"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(converter_dir / "gguf-py"), env.get("PYTHONPATH")) if p)
-    with atomic_path(out_path) as tmp:
-        cmd = [sys.executable, str(script), str(adapter_dir), "--base", str(base_dir),
-               "--outfile", str(tmp), "--outtype", outtype]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        if proc.returncode != 0 or tmp.stat().st_size == 0:
-            raise RuntimeError(
-                f"{LORA_CONVERTER} failed (exit {proc.returncode}) for adapter {adapter_dir}:\n{_tail(proc.stderr or proc.stdout)}"
-            )
+    _run_converter(converter_dir, LORA_CONVERTER, [str(adapter_dir), "--base", str(base_dir), "--outtype", outtype],
+                   out_path, f"adapter {adapter_dir}")
     log.info("converted LoRA adapter %s to %s", adapter_dir, out_path)
     return out_path
+
+
+def _run_converter(converter_dir: Path, name: str, args: list[str], out_path: Path, what: str) -> None:
+    """Run llama.cpp's converter ``name`` of ``converter_dir`` with ``args`` and ``--outfile``, its
+    ``gguf-py`` first on ``PYTHONPATH``; the file is renamed onto ``out_path`` only when it succeeds.
+
+    Raises:
+        ConfigError: the checkout has no ``name``.
+        RuntimeError: the converter failed or wrote nothing; the message ends with the tail of its output.
+    """
+    script = converter_dir / name
+    if not script.is_file():
+        raise ConfigError(f"no {name} in {converter_dir}; get it with llama_cpp_converter()")
+    env = {k: v for k, v in os.environ.items() if k != "NO_LOCAL_GGUF"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(converter_dir / "gguf-py"), env.get("PYTHONPATH")) if p)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_path) as tmp:
+        proc = subprocess.run([sys.executable, str(script), *args, "--outfile", str(tmp)], capture_output=True, text=True, env=env)
+        if proc.returncode != 0 or not tmp.is_file() or tmp.stat().st_size == 0:
+            raise RuntimeError(f"{name} failed (exit {proc.returncode}) for {what}:\n{_tail(proc.stderr or proc.stdout)}")
 
 
 #: llama.cpp's full-model converter (kept in the converter checkout), used for vocabulary-only GGUFs.
@@ -271,18 +280,7 @@ def vocab_gguf(model_dir: Path, out_path: Path, *, converter_dir: Path) -> Path:
         return out_path
     if not (model_dir / "config.json").is_file():
         raise ConfigError(f"model directory {model_dir} has no config.json")
-    script = converter_dir / HF_CONVERTER
-    if not script.is_file():
-        raise ConfigError(f"no {HF_CONVERTER} in {converter_dir}; get it with llama_cpp_converter()")
-    env = {k: v for k, v in os.environ.items() if k != "NO_LOCAL_GGUF"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(converter_dir / "gguf-py"), env.get("PYTHONPATH")) if p)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_path) as tmp:
-        proc = subprocess.run([sys.executable, str(script), str(model_dir), "--vocab-only", "--outfile", str(tmp)],
-                              capture_output=True, text=True, env=env)
-        if proc.returncode != 0 or not tmp.is_file() or tmp.stat().st_size == 0:
-            raise RuntimeError(f"{HF_CONVERTER} --vocab-only failed (exit {proc.returncode}) for {model_dir}:\n"
-                               f"{_tail(proc.stderr or proc.stdout)}")
+    _run_converter(converter_dir, HF_CONVERTER, [str(model_dir), "--vocab-only"], out_path, f"the vocabulary of {model_dir}")
     log.info("wrote the vocabulary of %s to %s", model_dir, out_path)
     return out_path
 

@@ -356,7 +356,7 @@ def generate_greedy(model: Any, tokenizer: Any, prompts: Sequence[str], max_new_
                 extra["logits_processor"] = LogitsProcessorList([processor(range(i, min(i + batch_size, len(prompts))))])
             with torch.no_grad():
                 out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
-                                     pad_token_id=tokenizer.pad_token_id, eos_token_id=eos_ids(model, tokenizer), **extra)
+                                     pad_token_id=tokenizer.pad_token_id, eos_token_id=sorted(stop), **extra)
             new = out[:, batch["input_ids"].shape[1]:]
             for row in new:
                 ids = row.tolist()
